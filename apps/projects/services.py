@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils.text import slugify
+
+from .models import Project
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+PERSONAL_PROJECT_NAME = "Personal"
+
+
+def _unique_slug(*, owner: User, name: str, exclude_id: object = None) -> str:
+    base = slugify(name)[:120] or "project"
+    taken = set(
+        Project.objects.filter(owner=owner, slug__startswith=base)
+        .exclude(id=exclude_id).values_list("slug", flat=True)
+    )
+    slug, n = base, 2
+    while slug in taken:
+        slug, n = f"{base}-{n}", n + 1
+    return slug
+
+
+def _validate_name(name: str) -> str:
+    name = name.strip()
+    if not name:
+        raise ValidationError({"name": "A project needs a name."})
+    if len(name) > 120:
+        raise ValidationError({"name": "A project name has at most 120 characters."})
+    return name
+
+
+def project_create(*, owner: User, name: str, description: str = "") -> Project:
+    name = _validate_name(name)
+    for _attempt in range(3):
+        try:
+            with transaction.atomic():
+                return Project.objects.create(
+                    owner=owner, name=name, description=description,
+                    slug=_unique_slug(owner=owner, name=name),
+                )
+        except IntegrityError:
+            continue  # a concurrent create took the slug; pick the next one
+    raise ValidationError({"name": "Could not find a free slug for this name; try another."})
+
+
+def project_update(*, project: Project, name: str | None = None,
+                   description: str | None = None, archived: bool | None = None) -> Project:
+    if name is not None and name.strip() != project.name:
+        project.name = _validate_name(name)
+        project.slug = _unique_slug(owner=project.owner, name=project.name, exclude_id=project.id)
+    if description is not None:
+        project.description = description
+    if archived is not None:
+        project.archived = archived
+    project.save()
+    return project
+
+
+def project_archive(*, project: Project) -> Project:
+    return project_update(project=project, archived=True)
+
+
+def project_ensure_personal(*, user: User) -> Project:
+    """Every user has a Personal project; it is created with the account (or on first use)."""
+    project = Project.objects.filter(owner=user, slug="personal").first()
+    if project is None:
+        project = project_create(owner=user, name=PERSONAL_PROJECT_NAME,
+                                 description="Your default workspace.")
+    return project

@@ -1,0 +1,5 @@
+from django.contrib.admin.apps import AdminConfig
+
+
+class CairnAdminConfig(AdminConfig):
+    default_site = "config.admin_site.CairnAdminSite"

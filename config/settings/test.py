@@ -1,0 +1,14 @@
+"""Settings for the test suite: fast hashing, synchronous jobs, in-memory layers."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SECRET_KEY", "test-only-not-secret")  # noqa: S105
+
+from .base import *  # noqa: E402, F403
+from .base import Q_CLUSTER
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Jobs run in the test process so a test sees their effect right after on_commit.
+Q_CLUSTER["sync"] = True
