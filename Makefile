@@ -26,7 +26,7 @@ run: setup
 	$(PY) -m config.serve
 
 test: setup
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest --reuse-db $(PYTEST_ARGS)
 	@if command -v node >/dev/null 2>&1; then node --test tests/js/; \
 	else echo "node is not installed: the JavaScript parser tests were not run"; exit 1; fi
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from ninja import NinjaAPI
 from ninja.security import SessionAuth
@@ -15,7 +15,7 @@ from apps.projects.api import ProjectViewSet
 router = DefaultRouter()
 router.register("projects", ProjectViewSet, basename="project")
 
-api_v1_urls = [
+api_v1_urls: list[URLPattern | URLResolver] = [
     path("auth/token/", TokenObtainApi.as_view(), name="token-obtain"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-v1:schema"), name="docs"),
@@ -25,7 +25,10 @@ api_v1_urls = [
 
 # Session auth with CSRF: these endpoints serve the site's own pages only.
 ui_api = NinjaAPI(
-    title="Cairn UI API", version="1", urls_namespace="api-ui", auth=SessionAuth(csrf=True),
+    title="Cairn UI API",
+    version="1",
+    urls_namespace="api-ui",
+    auth=SessionAuth(csrf=True),
     docs_url=None,
 )
 ui_api.add_router("/", accounts_ui_router)

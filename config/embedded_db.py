@@ -67,6 +67,31 @@ def prune_dead_handles(data_dir: Path) -> list[int]:
     return dead
 
 
+def clear_stale_postmaster(data_dir: Path) -> bool:
+    """Remove ``postmaster.pid`` when its server was killed; return whether it did.
+
+    pgserver trusts the pid in that file while the process exists, and a killed postmaster
+    can linger as a zombie in a container whose init does not reap, so it would wait on a
+    server that is gone. PostgreSQL itself accepts a start once the file is removed.
+    """
+    postmaster = data_dir / "postmaster.pid"
+    try:
+        lines = postmaster.read_text().splitlines()
+        pid = int(lines[0])
+    except (FileNotFoundError, IndexError, ValueError):
+        return False
+    if _is_alive(pid):
+        return False
+    logger.warning("embedded database: the server (pid %s) was killed; starting it again", pid)
+    # The socket's lock file names the same dead pid and would block the new server too.
+    if len(lines) > 4 and lines[3].strip() and lines[4].strip():
+        socket = Path(lines[4].strip()) / f".s.PGSQL.{lines[3].strip()}"
+        for leftover in (socket, socket.with_name(socket.name + ".lock")):
+            leftover.unlink(missing_ok=True)
+    postmaster.unlink(missing_ok=True)
+    return True
+
+
 def _prune_locked(data_dir: Path) -> None:
     from pgserver.postgres_server import PostgresServer
 
@@ -87,6 +112,7 @@ def attach(data_dir: Path) -> EmbeddedServer:
 
         with PostgresServer._lock:
             dead = prune_dead_handles(data_dir) if data_dir.exists() else []
+            clear_stale_postmaster(data_dir)
         if dead:
             logger.warning("embedded database: dropped handles of dead processes %s", dead)
         handle = get_server(data_dir, cleanup_mode="stop")
@@ -109,7 +135,9 @@ def _ensure_database(server: EmbeddedServer) -> None:
     import psycopg
 
     with psycopg.connect(
-        dbname="postgres", autocommit=True, **server.connection_params()  # type: ignore[arg-type]
+        dbname="postgres",
+        autocommit=True,
+        **server.connection_params(),  # type: ignore[arg-type]
     ) as conn:
         exists = conn.execute(
             "SELECT 1 FROM pg_database WHERE datname = %s", [server.database]

@@ -48,5 +48,6 @@ def healthz(request: HttpRequest) -> JsonResponse:
             ok, detail = False, f"{type(error).__name__}: {error}"
         results[name] = {"ok": ok, "detail": detail}
     healthy = all(result["ok"] for result in results.values())
-    return JsonResponse({"status": "ok" if healthy else "fail", "checks": results},
-                        status=200 if healthy else 503)
+    return JsonResponse(
+        {"status": "ok" if healthy else "fail", "checks": results}, status=200 if healthy else 503
+    )

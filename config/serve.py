@@ -40,8 +40,22 @@ def main() -> int:
     _prepare()
     python = sys.executable
     children = [
-        subprocess.Popen([python, "-m", "uvicorn", "config.asgi:application", "--host", host,
-                          "--port", port, "--ws", "websockets", "--lifespan", "off"]),
+        subprocess.Popen(
+            [
+                python,
+                "-m",
+                "uvicorn",
+                "config.asgi:application",
+                "--host",
+                host,
+                "--port",
+                port,
+                "--ws",
+                "websockets",
+                "--lifespan",
+                "off",
+            ]
+        ),
         subprocess.Popen([python, "manage.py", "qcluster"]),
     ]
     _first_run_hint(host, port)
@@ -67,7 +81,7 @@ def main() -> int:
                 child.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 child.kill()
-    failed = [child.args[2] for child in children if child.returncode not in (0, -2, None)]
+    failed = [child for child in children if child.returncode not in (0, -2, None)]
     return 1 if failed and not stopping else 0
 
 

@@ -4,15 +4,22 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 SECTIONS = {
-    "knowledge": ("Knowledge", "Your claims, contexts, entities and tags will be browsable here. "
-                  "Until then, edit them in the knowledge editor."),
+    "knowledge": (
+        "Knowledge",
+        "Your claims, contexts, entities and tags will be browsable here. "
+        "Until then, edit them in the knowledge editor.",
+    ),
     "files": ("Files", "Upload files into a project and Cairn will index them for search."),
-    "facts": ("Facts", "Facts you state in chat — ranked lists, e-mail addresses, dates — "
-              "are kept current per project, with history."),
+    "facts": (
+        "Facts",
+        "Facts you state in chat — ranked lists, e-mail addresses, dates — "
+        "are kept current per project, with history.",
+    ),
 }
 
 
 def section_pending(request: HttpRequest, section: str) -> HttpResponse:
     title, blurb = SECTIONS[section]
-    return render(request, "sections/empty.html", {"title": title, "blurb": blurb,
-                                                    "section": section})
+    return render(
+        request, "sections/empty.html", {"title": title, "blurb": blurb, "section": section}
+    )

@@ -79,8 +79,9 @@ class OwnedScopingMixin:
 class OwnedModelAdmin(OwnedScopingMixin, admin.ModelAdmin):
     owner_field = "user"
 
-    def _get_obj_does_not_exist_redirect(self, request: HttpRequest, opts: Any,
-                                         object_id: str) -> Any:
+    def _get_obj_does_not_exist_redirect(
+        self, request: HttpRequest, opts: Any, object_id: str
+    ) -> Any:
         # Django redirects with a message; Cairn answers 404 so existence is never leaked.
         raise Http404("No such object.")
 

@@ -29,16 +29,26 @@ class TokenObtainApi(APIView):
         token = serializers.CharField()
         name = serializers.CharField()
 
-    @extend_schema(request=InputSerializer, responses={201: OutputSerializer}, tags=["auth"],
-                   summary="Trade e-mail and password for an API token")
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: OutputSerializer},
+        tags=["auth"],
+        summary="Trade e-mail and password for an API token",
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = authenticate(request._request, email=data.validated_data["email"].lower(),
-                            password=data.validated_data["password"])
+        user = authenticate(
+            request._request,
+            email=data.validated_data["email"].lower(),
+            password=data.validated_data["password"],
+        )
         if user is None:
-            return Response({"detail": "E-mail or password is wrong."},
-                            status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                {"detail": "E-mail or password is wrong."}, status=status.HTTP_400_BAD_REQUEST
+            )
         token, key = api_token_create(user=user, name=data.validated_data["name"])  # type: ignore[arg-type]
-        return Response(self.OutputSerializer({"token": key, "name": token.name}).data,
-                        status=status.HTTP_201_CREATED)
+        return Response(
+            self.OutputSerializer({"token": key, "name": token.name}).data,
+            status=status.HTTP_201_CREATED,
+        )

@@ -3,21 +3,28 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth.password_validation import password_validators_help_text_html, validate_password
+from django.contrib.auth.password_validation import (
+    password_validators_help_text_html,
+    validate_password,
+)
 
 from .models import MemoryMode, User
 
 
 class SignUpForm(forms.Form):
-    email = forms.EmailField(widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}))
+    email = forms.EmailField(
+        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True})
+    )
     display_name = forms.CharField(max_length=150, required=False, label="Name (optional)")
     password1 = forms.CharField(
-        label="Password", strip=False,
+        label="Password",
+        strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
         help_text=password_validators_help_text_html(),
     )
     password2 = forms.CharField(
-        label="Password again", strip=False,
+        label="Password again",
+        strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
 
@@ -42,8 +49,9 @@ class SignUpForm(forms.Form):
 
 class SettingsForm(forms.Form):
     display_name = forms.CharField(max_length=150, required=False, label="Name")
-    memory_mode = forms.ChoiceField(choices=MemoryMode.choices, widget=forms.RadioSelect,
-                                    label="Memory from conversations")
+    memory_mode = forms.ChoiceField(
+        choices=MemoryMode.choices, widget=forms.RadioSelect, label="Memory from conversations"
+    )
 
 
 class ApiTokenForm(forms.Form):

@@ -11,8 +11,9 @@ OPEN_PREFIXES = ("/api/", "/static/", "/healthz", "/ws/")
 
 
 class LoginRequiredMiddleware(DjangoLoginRequired):
-    def process_view(self, request: HttpRequest, view_func: Callable[..., Any],
-                     view_args: Any, view_kwargs: Any) -> HttpResponseBase | None:
+    def process_view(
+        self, request: HttpRequest, view_func: Callable[..., Any], view_args: Any, view_kwargs: Any
+    ) -> HttpResponseBase | None:
         if request.path.startswith(OPEN_PREFIXES):
             return None
         return super().process_view(request, view_func, view_args, view_kwargs)

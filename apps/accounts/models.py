@@ -17,28 +17,38 @@ class MemoryMode(models.TextChoices):
 class EmailUserManager(UserManager["User"]):
     """Users log in with their e-mail address; there is no username."""
 
-    def _create_user_object(self, username: Any, email: str | None, password: str | None,
-                            **extra_fields: Any) -> User:
+    def _create_user_object(
+        self, username: Any, email: str | None, password: str | None, **extra_fields: Any
+    ) -> User:
         if not email:
             raise ValueError("An e-mail address is required.")
         user = self.model(email=self.normalize_email(email).lower(), **extra_fields)
         user.set_password(password)
         return user
 
-    def _create_user(self, username: Any, email: str | None, password: str | None,
-                     **extra_fields: Any) -> User:
+    def _create_user(
+        self, username: Any, email: str | None, password: str | None, **extra_fields: Any
+    ) -> User:
         user = self._create_user_object(username, email, password, **extra_fields)
         user.save(using=self._db)
         return user
 
-    def create_user(self, email: str | None = None, password: str | None = None,  # type: ignore[override]
-                    **extra_fields: Any) -> User:
+    def create_user(  # type: ignore[override]
+        self,
+        email: str | None = None,
+        password: str | None = None,  # type: ignore[override]
+        **extra_fields: Any,
+    ) -> User:
         extra_fields.setdefault("is_staff", False)
         extra_fields.setdefault("is_superuser", False)
         return self._create_user(None, email, password, **extra_fields)
 
-    def create_superuser(self, email: str | None = None, password: str | None = None,  # type: ignore[override]
-                         **extra_fields: Any) -> User:
+    def create_superuser(  # type: ignore[override]
+        self,
+        email: str | None = None,
+        password: str | None = None,  # type: ignore[override]
+        **extra_fields: Any,
+    ) -> User:
         extra_fields.setdefault("is_staff", True)
         extra_fields.setdefault("is_superuser", True)
         return self._create_user(None, email, password, **extra_fields)
@@ -49,7 +59,9 @@ class User(AbstractUser):
     email = models.EmailField("e-mail address", unique=True)
     display_name = models.CharField(max_length=150, blank=True)
     memory_mode = models.CharField(
-        max_length=10, choices=MemoryMode.choices, default=MemoryMode.SUGGEST,
+        max_length=10,
+        choices=MemoryMode.choices,
+        default=MemoryMode.SUGGEST,
         help_text="What Cairn does with memories it finds in your conversations.",
     )
 
@@ -80,7 +92,9 @@ class ApiToken(models.Model):
     user = models.ForeignKey("accounts.User", on_delete=models.CASCADE, related_name="api_tokens")
     name = models.CharField(max_length=100)
     key_hash = models.CharField(max_length=64, unique=True, editable=False)
-    prefix = models.CharField(max_length=8, editable=False, help_text="First characters, to tell tokens apart.")
+    prefix = models.CharField(
+        max_length=8, editable=False, help_text="First characters, to tell tokens apart."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.http import HttpRequest
 from ninja import Router, Schema
 
+from .request_user import current_user
+
 router = Router(tags=["accounts"])
 
 
@@ -16,6 +18,11 @@ class MeOut(Schema):
 
 @router.get("/me", response=MeOut)
 def me(request: HttpRequest) -> MeOut:
-    user = request.user
-    return MeOut(id=user.pk, email=user.email, name=user.name,  # type: ignore[union-attr]
-                 memory_mode=user.memory_mode, is_staff=user.is_staff)  # type: ignore[union-attr]
+    user = current_user(request)
+    return MeOut(
+        id=user.pk,
+        email=user.email,
+        name=user.name,
+        memory_mode=user.memory_mode,
+        is_staff=user.is_staff,
+    )

@@ -15,5 +15,7 @@ urlpatterns = [
         auth_views.PasswordChangeView.as_view(success_url="/accounts/password/done/"),
         name="password_change",
     ),
-    path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path(
+        "password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"
+    ),
 ]

@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from .forms import ApiTokenForm, SettingsForm, SignUpForm
+from .request_user import current_user
 from .selectors import api_token_list
 from .services import api_token_create, api_token_revoke, user_create, user_update_settings
 
@@ -32,11 +33,11 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def settings_view(request: HttpRequest) -> HttpResponse:
-    user = request.user
-    initial = {"display_name": user.display_name, "memory_mode": user.memory_mode}  # type: ignore[union-attr]
+    user = current_user(request)
+    initial = {"display_name": user.display_name, "memory_mode": user.memory_mode}
     form = SettingsForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
-        user_update_settings(user=user, **form.cleaned_data)  # type: ignore[arg-type]
+        user_update_settings(user=user, **form.cleaned_data)
         messages.success(request, "Settings saved.")
         return redirect("accounts:settings")
     return render(request, "accounts/settings.html", {"form": form})
@@ -47,17 +48,17 @@ def tokens(request: HttpRequest) -> HttpResponse:
     form = ApiTokenForm(request.POST or None)
     new_key = None
     if request.method == "POST" and form.is_valid():
-        _, new_key = api_token_create(user=request.user, name=form.cleaned_data["name"])  # type: ignore[arg-type]
+        _, new_key = api_token_create(user=current_user(request), name=form.cleaned_data["name"])
         form = ApiTokenForm()
     return render(
         request,
         "accounts/tokens.html",
-        {"form": form, "tokens": api_token_list(user=request.user), "new_key": new_key},  # type: ignore[arg-type]
+        {"form": form, "tokens": api_token_list(user=current_user(request)), "new_key": new_key},
     )
 
 
 @require_POST
 def token_revoke(request: HttpRequest, token_id: str) -> HttpResponse:
-    api_token_revoke(user=request.user, token_id=token_id)  # type: ignore[arg-type]
+    api_token_revoke(user=current_user(request), token_id=token_id)
     messages.success(request, "Token revoked. Integrations using it stop working at once.")
     return redirect("accounts:tokens")

@@ -20,8 +20,12 @@ class ProjectAdmin(OwnedModelAdmin):
         if change:
             from .models import Project
 
-            project_update(project=Project.objects.get(pk=obj.pk), name=obj.name,
-                           description=obj.description, archived=obj.archived)
+            project_update(
+                project=Project.objects.get(pk=obj.pk),
+                name=obj.name,
+                description=obj.description,
+                archived=obj.archived,
+            )
         else:
             created = project_create(owner=request.user, name=obj.name, description=obj.description)
             obj.pk, obj.slug = created.pk, created.slug

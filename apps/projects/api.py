@@ -11,6 +11,8 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.accounts.request_user import current_user
+
 from .models import Project
 from .selectors import project_get, project_list
 from .services import project_archive, project_create, project_update
@@ -25,8 +27,9 @@ class ProjectSerializer(serializers.ModelSerializer):
 
 
 def _as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
-    return serializers.ValidationError(error.message_dict if hasattr(error, "error_dict")
-                                       else {"detail": error.messages})
+    return serializers.ValidationError(
+        error.message_dict if hasattr(error, "error_dict") else {"detail": error.messages}
+    )
 
 
 @extend_schema_view(
@@ -36,22 +39,27 @@ def _as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
     update=extend_schema(summary="Replace a project's fields", tags=["projects"]),
     partial_update=extend_schema(summary="Update a project", tags=["projects"]),
 )
-class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
-                     mixins.UpdateModelMixin, viewsets.GenericViewSet):
+class ProjectViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.GenericViewSet,
+):
     serializer_class = ProjectSerializer
     lookup_value_regex = "[^/]+"
     queryset = Project.objects.none()  # the real queryset is always the user's (below)
 
     def get_queryset(self) -> Any:
-        return project_list(user=self.request.user)  # type: ignore[arg-type]
+        return project_list(user=current_user(self.request))
 
     def get_object(self) -> Project:
-        return project_get(user=self.request.user, project_id=self.kwargs["pk"])  # type: ignore[arg-type]
+        return project_get(user=current_user(self.request), project_id=self.kwargs["pk"])
 
     def perform_create(self, serializer: serializers.BaseSerializer) -> None:
         try:
             serializer.instance = project_create(
-                owner=self.request.user,  # type: ignore[arg-type]
+                owner=current_user(self.request),
                 name=serializer.validated_data["name"],
                 description=serializer.validated_data.get("description", ""),
             )
@@ -61,15 +69,19 @@ class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Cr
     def perform_update(self, serializer: serializers.BaseSerializer) -> None:
         data = serializer.validated_data
         try:
+            assert isinstance(serializer.instance, Project)
             serializer.instance = project_update(
-                project=serializer.instance, name=data.get("name"),
-                description=data.get("description"), archived=data.get("archived"),
+                project=serializer.instance,
+                name=data.get("name"),
+                description=data.get("description"),
+                archived=data.get("archived"),
             )
         except DjangoValidationError as error:
             raise _as_drf_error(error) from error
 
-    @extend_schema(request=None, responses=ProjectSerializer, summary="Archive a project",
-                   tags=["projects"])
+    @extend_schema(
+        request=None, responses=ProjectSerializer, summary="Archive a project", tags=["projects"]
+    )
     @action(detail=True, methods=["post"])
     def archive(self, request: Request, pk: str | None = None) -> Response:
         project = project_archive(project=self.get_object())

@@ -10,8 +10,9 @@ class Project(models.Model):
     """The workspace that owns conversations, facts and file sources."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                              related_name="projects")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="projects"
+    )
     name = models.CharField(max_length=120)
     slug = models.SlugField(max_length=140)
     description = models.TextField(blank=True)

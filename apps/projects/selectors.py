@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import uuid
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
@@ -17,7 +18,7 @@ def project_list(*, user: User, include_archived: bool = True) -> QuerySet[Proje
     return projects if include_archived else projects.filter(archived=False)
 
 
-def project_get(*, user: User, project_id: object) -> Project:
+def project_get(*, user: User, project_id: str | uuid.UUID) -> Project:
     """The user's project, or 404 — another user's project is indistinguishable from none."""
     try:
         return Project.objects.get(owner=user, id=project_id)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import uuid
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
@@ -14,12 +15,12 @@ if TYPE_CHECKING:
 PERSONAL_PROJECT_NAME = "Personal"
 
 
-def _unique_slug(*, owner: User, name: str, exclude_id: object = None) -> str:
+def _unique_slug(*, owner: User, name: str, exclude_id: uuid.UUID | None = None) -> str:
     base = slugify(name)[:120] or "project"
-    taken = set(
-        Project.objects.filter(owner=owner, slug__startswith=base)
-        .exclude(id=exclude_id).values_list("slug", flat=True)
-    )
+    others = Project.objects.filter(owner=owner, slug__startswith=base)
+    if exclude_id is not None:
+        others = others.exclude(id=exclude_id)
+    taken = set(others.values_list("slug", flat=True))
     slug, n = base, 2
     while slug in taken:
         slug, n = f"{base}-{n}", n + 1
@@ -41,7 +42,9 @@ def project_create(*, owner: User, name: str, description: str = "") -> Project:
         try:
             with transaction.atomic():
                 return Project.objects.create(
-                    owner=owner, name=name, description=description,
+                    owner=owner,
+                    name=name,
+                    description=description,
                     slug=_unique_slug(owner=owner, name=name),
                 )
         except IntegrityError:
@@ -49,8 +52,13 @@ def project_create(*, owner: User, name: str, description: str = "") -> Project:
     raise ValidationError({"name": "Could not find a free slug for this name; try another."})
 
 
-def project_update(*, project: Project, name: str | None = None,
-                   description: str | None = None, archived: bool | None = None) -> Project:
+def project_update(
+    *,
+    project: Project,
+    name: str | None = None,
+    description: str | None = None,
+    archived: bool | None = None,
+) -> Project:
     if name is not None and name.strip() != project.name:
         project.name = _validate_name(name)
         project.slug = _unique_slug(owner=project.owner, name=project.name, exclude_id=project.id)
@@ -70,6 +78,7 @@ def project_ensure_personal(*, user: User) -> Project:
     """Every user has a Personal project; it is created with the account (or on first use)."""
     project = Project.objects.filter(owner=user, slug="personal").first()
     if project is None:
-        project = project_create(owner=user, name=PERSONAL_PROJECT_NAME,
-                                 description="Your default workspace.")
+        project = project_create(
+            owner=user, name=PERSONAL_PROJECT_NAME, description="Your default workspace."
+        )
     return project

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 # A local run must start without any configuration; production refuses to (production.py).
-os.environ.setdefault("SECRET_KEY", "local-development-only-not-secret")  # noqa: S105
+os.environ.setdefault("SECRET_KEY", "local-development-only-not-secret")
 os.environ.setdefault("DEBUG", "true")
 
-from .base import *  # noqa: E402, F403
+from .base import *  # noqa: F403

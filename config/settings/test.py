@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("SECRET_KEY", "test-only-not-secret")  # noqa: S105
+os.environ.setdefault("SECRET_KEY", "test-only-not-secret")
 
-from .base import *  # noqa: E402, F403
+from .base import *  # noqa: F403
 from .base import Q_CLUSTER
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

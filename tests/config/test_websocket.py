@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from apps.accounts.consumers import CLOSE_UNAUTHENTICATED, user_group_name
+from config.asgi import application
+from tests.factories import UserFactory
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+ORIGIN = (b"origin", b"http://localhost")
+
+
+async def _session_cookie() -> tuple[object, bytes]:
+    user = await sync_to_async(UserFactory)()
+    client = Client()
+    await sync_to_async(client.force_login)(user)
+    return user, f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+async def test_an_authenticated_websocket_connects_and_receives_its_events() -> None:
+    user, cookie = await _session_cookie()
+    communicator = WebsocketCommunicator(
+        application, "/ws/events/", headers=[ORIGIN, (b"cookie", cookie)]
+    )
+
+    connected, _ = await communicator.connect()
+    assert connected
+    assert (await communicator.receive_json_from())["type"] == "hello"
+
+    await get_channel_layer().group_send(
+        user_group_name(user.pk), {"type": "user.event", "payload": {"type": "progress", "done": 3}}
+    )
+    assert await communicator.receive_json_from() == {"type": "progress", "done": 3}
+    await communicator.disconnect()
+
+
+async def test_an_anonymous_websocket_is_refused() -> None:
+    communicator = WebsocketCommunicator(application, "/ws/events/", headers=[ORIGIN])
+
+    connected, code = await communicator.connect()
+
+    assert not connected
+    assert code == CLOSE_UNAUTHENTICATED
+
+
+async def test_a_foreign_origin_is_refused() -> None:
+    _, cookie = await _session_cookie()
+    communicator = WebsocketCommunicator(
+        application,
+        "/ws/events/",
+        headers=[(b"origin", b"http://evil.example"), (b"cookie", cookie)],
+    )
+
+    connected, _ = await communicator.connect()
+
+    assert not connected
