@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,7 +109,10 @@ def attach(data_dir: Path) -> EmbeddedServer:
         data_dir.parent.mkdir(parents=True, exist_ok=True)
         # Imported here: pgserver creates a lock file at import time, which only processes
         # that actually use the embedded server should do.
-        from pgserver.postgres_server import PostgresServer, get_server
+        with warnings.catch_warnings():
+            # platformdirs warns that XDG_RUNTIME_DIR is unset and falls back to /tmp: fine.
+            warnings.simplefilter("ignore")
+            from pgserver.postgres_server import PostgresServer, get_server
 
         with PostgresServer._lock:
             dead = prune_dead_handles(data_dir) if data_dir.exists() else []

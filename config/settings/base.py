@@ -34,6 +34,8 @@ INSTALLED_APPS = [
     "ninja",
     "apps.accounts",
     "apps.projects",
+    "apps.claims",
+    "apps.contexts",
     "apps.chat",
 ]
 

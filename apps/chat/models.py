@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class Conversation(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="conversations")
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE,
+                                related_name="conversations")
+    title = models.CharField(max_length=200, blank=True)
+    archived = models.BooleanField(default=False)
+    pinned_claims = models.ManyToManyField("claims.Claim", blank=True,
+                                           related_name="pinned_in_conversations")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["user", "archived", "-updated_at"])]
+
+    def __str__(self) -> str:
+        return self.title or "Untitled conversation"
+
+
+class Message(models.Model):
+    class Role(models.TextChoices):
+        USER = "user", "User"
+        ASSISTANT = "assistant", "Assistant"
+
+    class Status(models.TextChoices):
+        COMPLETE = "complete", "Complete"
+        STREAMING = "streaming", "Streaming"
+        PARTIAL = "partial", "Partial"
+        FAILED = "failed", "Failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE,
+                                     related_name="messages")
+    role = models.CharField(max_length=10, choices=Role.choices)
+    content = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.COMPLETE)
+    order = models.PositiveIntegerField()
+    references = models.JSONField(default=list, blank=True)
+    attached_claims = models.ManyToManyField("claims.Claim", blank=True,
+                                             related_name="attached_to_messages")
+    memory_used = models.JSONField(default=list, blank=True)
+    sources = models.JSONField(default=list, blank=True)
+    fact_counts = models.JSONField(default=dict, blank=True)
+    index_status = models.CharField(max_length=20, blank=True)
+    model_name = models.CharField(max_length=100, blank=True)
+    usage = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["conversation", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "order"],
+                                    name="message_order_unique_per_conversation"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.content[:60]}"

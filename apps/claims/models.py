@@ -1,0 +1,199 @@
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex, OpClass
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from django.db.models.functions import Upper
+from pgvector.django import HnswIndex, VectorField
+
+EMBEDDING_DIMENSIONS = 384
+STATEMENT_MAX_LENGTH = 10_000
+
+
+class ClaimType(models.TextChoices):
+    FACT = "fact", "Fact"
+    PREFERENCE = "preference", "Preference"
+    DECISION = "decision", "Decision"
+    GOAL = "goal", "Goal"
+    TASK = "task", "Task"
+    SHOPPING_ITEM = "shopping_item", "Shopping item"
+    RELATIONSHIP = "relationship", "Relationship"
+    BELIEF = "belief", "Belief"
+    OBSERVATION = "observation", "Observation"
+    OTHER = "other", "Other"
+
+
+class Domain(models.TextChoices):
+    PERSONAL = "personal", "Personal"
+    HEALTH = "health", "Health"
+    WORK = "work", "Work"
+    FINANCE = "finance", "Finance"
+    RELATIONSHIPS = "relationships", "Relationships"
+    LEARNING = "learning", "Learning"
+    PROJECTS = "projects", "Projects"
+    HOME = "home", "Home"
+    TRAVEL = "travel", "Travel"
+    HOBBIES = "hobbies", "Hobbies"
+    OTHER = "other", "Other"
+
+
+class ClaimStatus(models.TextChoices):
+    ACTIVE = "active", "Active"
+    CONTESTED = "contested", "Contested"
+    PENDING = "pending", "Pending review"
+    RETRACTED = "retracted", "Retracted"
+    SUPERSEDED = "superseded", "Superseded"
+
+
+# Only these are used in answers and in context resolution (DESIGN §4).
+USABLE_STATUSES = (ClaimStatus.ACTIVE, ClaimStatus.CONTESTED)
+
+
+class ClaimOrigin(models.TextChoices):
+    MANUAL = "manual", "Manual"
+    CHAT = "chat", "Chat"
+    EXTRACTED = "extracted", "Extracted"
+    IMPORTED = "imported", "Imported"
+    API = "api", "API"
+
+
+class ClaimCounter(models.Model):
+    """The last claim number given to a user: numbers are allocated by one atomic upsert."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                primary_key=True, related_name="+")
+    last_number = models.PositiveIntegerField(default=0)
+
+
+class Claim(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="claims")
+    number = models.PositiveIntegerField(editable=False)
+    friendly_id = models.CharField(max_length=60)
+    statement = models.TextField()
+    claim_types = ArrayField(models.CharField(max_length=20, choices=ClaimType.choices),
+                             default=list, help_text="The first type is the primary one.")
+    domains = ArrayField(models.CharField(max_length=20, choices=Domain.choices), default=list,
+                         blank=True)
+    status = models.CharField(max_length=12, choices=ClaimStatus.choices,
+                              default=ClaimStatus.ACTIVE)
+    possible_questions = ArrayField(models.TextField(), default=list, blank=True,
+                                    help_text="Self-contained questions this claim answers.")
+    pinned = models.BooleanField(default=False, help_text="Used in every answer.")
+    confidence = models.FloatField(default=1.0)
+    valid_from = models.DateTimeField(null=True, blank=True)
+    valid_until = models.DateTimeField(null=True, blank=True)
+    supersedes = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="superseded_by")
+    origin = models.CharField(max_length=10, choices=ClaimOrigin.choices,
+                              default=ClaimOrigin.MANUAL)
+    source_message = models.ForeignKey("chat.Message", null=True, blank=True,
+                                       on_delete=models.SET_NULL, related_name="claims")
+    metadata = models.JSONField(default=dict, blank=True)
+    reinforced_count = models.PositiveIntegerField(default=0)
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True,
+                            editable=False)
+    embedding_model = models.CharField(max_length=100, blank=True, editable=False)
+    search_vector = models.GeneratedField(
+        expression=SearchVector("statement", "friendly_id", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "number"], name="claim_number_unique_per_user"),
+            models.UniqueConstraint(fields=["user", "friendly_id"],
+                                    name="claim_friendly_id_unique_per_user"),
+            models.CheckConstraint(condition=models.Q(confidence__gte=0, confidence__lte=1),
+                                   name="claim_confidence_between_0_and_1"),
+        ]
+        indexes = [
+            models.Index(fields=["user", "status", "-updated_at"]),
+            models.Index(fields=["user", "pinned"], condition=models.Q(pinned=True),
+                         name="claim_pinned_idx"),
+            GinIndex(fields=["search_vector"], name="claim_search_vector_idx"),
+            GinIndex(OpClass(Upper("friendly_id"), name="gin_trgm_ops"),
+                     name="claim_friendly_id_trgm_idx"),
+            HnswIndex(name="claim_embedding_hnsw_idx", fields=["embedding"], m=16,
+                      ef_construction=64, opclasses=["vector_cosine_ops"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.number} {self.statement[:80]}"
+
+    @property
+    def primary_type(self) -> str:
+        return self.claim_types[0] if self.claim_types else ClaimType.OTHER
+
+
+class EntityType(models.TextChoices):
+    PERSON = "person", "Person"
+    ORGANISATION = "organisation", "Organisation"
+    PLACE = "place", "Place"
+    THING = "thing", "Thing"
+    EVENT = "event", "Event"
+
+
+class Entity(models.Model):
+    """A person, organisation, place, thing or event the user's claims mention."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="entities")
+    name = models.CharField(max_length=200)
+    entity_type = models.CharField(max_length=20, choices=EntityType.choices,
+                                   default=EntityType.THING)
+    friendly_id = models.CharField(max_length=60)
+    description = models.TextField(blank=True)
+    claims = models.ManyToManyField(Claim, blank=True, related_name="entities")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "entities"
+        constraints = [
+            models.UniqueConstraint(fields=["user", "friendly_id"],
+                                    name="entity_friendly_id_unique_per_user"),
+        ]
+        indexes = [GinIndex(OpClass(Upper("friendly_id"), name="gin_trgm_ops"),
+                            name="entity_friendly_id_trgm_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.entity_type})"
+
+
+class Tag(models.Model):
+    """A user's label, optionally under a parent tag; a tag resolves over its children."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="tags")
+    name = models.CharField(max_length=100)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE,
+                               related_name="children")
+    friendly_id = models.CharField(max_length=60)
+    claims = models.ManyToManyField(Claim, blank=True, related_name="tags")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "friendly_id"],
+                                    name="tag_friendly_id_unique_per_user"),
+        ]
+        indexes = [GinIndex(OpClass(Upper("friendly_id"), name="gin_trgm_ops"),
+                            name="tag_friendly_id_trgm_idx")]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,157 @@
+"""Reads of the knowledge model. Every function takes the requesting user and filters by it."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.db.models import F, Q, QuerySet
+from django.http import Http404
+
+from .models import USABLE_STATUSES, Claim, ClaimStatus, Domain, Entity, Tag
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+_NUMBER = re.compile(r"^(?:#|claim_)?(\d{1,9})$")
+
+
+def claim_list(
+    *,
+    user: User,
+    statuses: Sequence[str] | None = None,
+    claim_types: Sequence[str] | None = None,
+    domains: Sequence[str] | None = None,
+    pinned: bool | None = None,
+    tag_ids: Sequence[uuid.UUID] | None = None,
+    entity_ids: Sequence[uuid.UUID] | None = None,
+    query: str | None = None,
+) -> QuerySet[Claim]:
+    claims = Claim.objects.filter(user=user)
+    if statuses:
+        claims = claims.filter(status__in=statuses)
+    if claim_types:
+        claims = claims.filter(claim_types__overlap=list(claim_types))
+    if domains:
+        claims = claims.filter(domains__overlap=list(domains))
+    if pinned is not None:
+        claims = claims.filter(pinned=pinned)
+    if tag_ids:
+        claims = claims.filter(tags__id__in=tag_ids).distinct()
+    if entity_ids:
+        claims = claims.filter(entities__id__in=entity_ids).distinct()
+    if query and query.strip():
+        claims = claim_text_filter(claims, query)
+    return claims
+
+
+def claim_text_filter(claims: QuerySet[Claim], query: str) -> QuerySet[Claim]:
+    """Full-text match on statement and friendly ID, best first; a number finds ``#N``."""
+    query = query.strip()[:500]
+    number = _NUMBER.match(query)
+    search = SearchQuery(query, search_type="websearch", config="english")
+    condition = Q(search_vector=search) | Q(friendly_id__istartswith=query)
+    if number:
+        condition |= Q(number=int(number.group(1)))
+    return (claims.filter(condition)
+            .annotate(rank=SearchRank(F("search_vector"), search))
+            .order_by("-rank", "-updated_at"))
+
+
+def claim_get(*, user: User, claim_id: uuid.UUID | str) -> Claim:
+    """The user's claim, or 404: another user's claim is indistinguishable from none."""
+    claim: Claim = _get_owned(Claim.objects.filter(user=user), claim_id, "claim")
+    return claim
+
+
+def claim_find(*, user: User, key: str) -> Claim | None:
+    """A claim by UUID, number (``42``, ``#42``, ``claim_42``) or friendly ID; None if absent."""
+    key = (key or "").strip()
+    if not key or len(key) > 100:
+        return None
+    number = _NUMBER.match(key)
+    if number:
+        return Claim.objects.filter(user=user, number=int(number.group(1))).first()
+    try:
+        return Claim.objects.filter(user=user, id=uuid.UUID(key)).first()
+    except ValueError:
+        return Claim.objects.filter(user=user, friendly_id=key).first()
+
+
+def claim_lookup(*, user: User, key: str) -> Claim:
+    claim = claim_find(user=user, key=key)
+    if claim is None:
+        raise Http404("No such claim.")
+    return claim
+
+
+def claims_usable(*, user: User) -> QuerySet[Claim]:
+    return Claim.objects.filter(user=user, status__in=USABLE_STATUSES)
+
+
+def claims_pending(*, user: User) -> QuerySet[Claim]:
+    return Claim.objects.filter(user=user, status=ClaimStatus.PENDING).order_by("-created_at")
+
+
+def claims_pinned(*, user: User) -> QuerySet[Claim]:
+    return claims_usable(user=user).filter(pinned=True)
+
+
+def claims_for_domain(*, user: User, domain: str) -> QuerySet[Claim]:
+    if domain not in Domain.values:
+        return Claim.objects.none()
+    return claims_usable(user=user).filter(domains__contains=[domain]).order_by("-updated_at")
+
+
+def claims_for_entity(*, user: User, entity: Entity) -> QuerySet[Claim]:
+    return claims_usable(user=user).filter(entities=entity).order_by("-updated_at")
+
+
+def tag_descendant_ids(*, user: User, tag: Tag) -> list[uuid.UUID]:
+    """The tag and every tag below it, in one recursive query."""
+    table = Tag._meta.db_table
+    rows = Tag.objects.raw(
+        f"""
+        WITH RECURSIVE tree AS (
+            SELECT id, 0 AS depth FROM {table} WHERE id = %s AND user_id = %s
+            UNION ALL
+            SELECT t.id, tree.depth + 1 FROM {table} t JOIN tree ON t.parent_id = tree.id
+            WHERE tree.depth < 10 AND t.user_id = %s
+        )
+        SELECT id FROM tree
+        """,
+        [tag.pk, user.pk, user.pk],
+    )
+    return [row.pk for row in rows]
+
+
+def claims_for_tag(*, user: User, tag: Tag) -> QuerySet[Claim]:
+    ids = tag_descendant_ids(user=user, tag=tag)
+    return (claims_usable(user=user).filter(tags__id__in=ids).distinct()
+            .order_by("-updated_at"))
+
+
+def entity_list(*, user: User) -> QuerySet[Entity]:
+    return Entity.objects.filter(user=user)
+
+
+def entity_get(*, user: User, entity_id: uuid.UUID | str) -> Entity:
+    return _get_owned(Entity.objects.filter(user=user), entity_id, "entity")
+
+
+def tag_list(*, user: User) -> QuerySet[Tag]:
+    return Tag.objects.filter(user=user)
+
+
+def tag_get(*, user: User, tag_id: uuid.UUID | str) -> Tag:
+    return _get_owned(Tag.objects.filter(user=user), tag_id, "tag")
+
+
+def _get_owned(queryset: QuerySet, object_id: uuid.UUID | str, noun: str):  # type: ignore[no-untyped-def]
+    try:
+        return queryset.get(id=uuid.UUID(str(object_id)))
+    except (ValueError, queryset.model.DoesNotExist) as exc:
+        raise Http404(f"No such {noun}.") from exc

@@ -1,0 +1,194 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, models, transaction
+from django.db.models import F
+
+from apps.claims.friendly_ids import generate_friendly_id
+from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
+from apps.claims.signals import claims_content_changed
+
+from .numbering import claim_number_allocate
+from .validation import (
+    clean_claim_types,
+    clean_confidence,
+    clean_domains,
+    clean_friendly_id,
+    clean_questions,
+    clean_statement,
+    clean_status,
+)
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+    from apps.chat.models import Message
+
+FRIENDLY_ID_ATTEMPTS = 8
+ModelT = TypeVar("ModelT", bound=models.Model)
+
+
+def create_with_friendly_id(*, model: type[ModelT], user: User, text: str, kind: str,
+                            chosen: str | None, build: Callable[[str], ModelT]) -> ModelT:
+    """Save a new row with a friendly ID: the user's choice, or a generated one retried on
+    collision. Each attempt runs in a savepoint so a collision never spoils the caller's
+    transaction."""
+    if chosen:
+        friendly_id = clean_friendly_id(chosen, kind=kind)
+        if model._default_manager.filter(user=user, friendly_id=friendly_id).exists():
+            raise ValidationError({"friendly_id": f"'{friendly_id}' is already taken."})
+        candidates: Iterable[str] = [friendly_id]
+    else:
+        candidates = (generate_friendly_id(text, kind=kind) for _ in range(FRIENDLY_ID_ATTEMPTS))
+    for candidate in candidates:
+        try:
+            with transaction.atomic():
+                row = build(candidate)
+                row.save(force_insert=True)
+                return row
+        except IntegrityError as error:
+            if "friendly_id" not in str(error):
+                raise
+            if chosen:
+                raise ValidationError({"friendly_id": f"'{candidate}' is already taken."}) from error
+    raise ValidationError({"friendly_id": "Could not generate a free friendly ID; choose one."})
+
+
+def _content_changed(claim_ids: Sequence[Any]) -> None:
+    ids = list(claim_ids)
+    transaction.on_commit(lambda: claims_content_changed.send(sender=Claim, claim_ids=ids))
+
+
+@transaction.atomic
+def claim_create(
+    *,
+    user: User,
+    statement: str,
+    claim_types: Sequence[str] | None = None,
+    domains: Sequence[str] | None = None,
+    status: str = ClaimStatus.ACTIVE,
+    possible_questions: Sequence[str] | None = None,
+    pinned: bool = False,
+    confidence: float | None = None,
+    valid_from: datetime | None = None,
+    valid_until: datetime | None = None,
+    origin: str = ClaimOrigin.MANUAL,
+    source_message: Message | None = None,
+    metadata: dict[str, Any] | None = None,
+    friendly_id: str | None = None,
+    supersedes: Claim | None = None,
+) -> Claim:
+    statement = clean_statement(statement)
+    fields = {
+        "claim_types": clean_claim_types(claim_types),
+        "domains": clean_domains(domains),
+        "status": clean_status(status),
+        "possible_questions": clean_questions(possible_questions),
+        "confidence": clean_confidence(confidence),
+    }
+    if valid_from and valid_until and valid_until < valid_from:
+        raise ValidationError({"valid_until": "A claim cannot stop being valid before it starts."})
+    if origin not in ClaimOrigin.values:
+        raise ValidationError({"origin": f"Unknown origin '{origin}'."})
+    number = claim_number_allocate(user_id=user.pk)
+    claim = create_with_friendly_id(
+        model=Claim, user=user, text=statement, kind="claim", chosen=friendly_id,
+        build=lambda fid: Claim(
+            user=user, number=number, friendly_id=fid, statement=statement, pinned=pinned,
+            valid_from=valid_from, valid_until=valid_until, origin=origin,
+            source_message=source_message, metadata=metadata or {}, supersedes=supersedes,
+            **fields,
+        ),
+    )
+    _content_changed([claim.id])
+    return claim
+
+
+UPDATABLE_FIELDS = frozenset({
+    "statement", "claim_types", "domains", "status", "possible_questions", "pinned",
+    "confidence", "valid_from", "valid_until", "metadata", "friendly_id",
+})
+EMBEDDED_FIELDS = frozenset({"statement", "possible_questions"})
+
+
+@transaction.atomic
+def claim_update(*, claim: Claim, **changes: Any) -> Claim:
+    """Change the given fields only; unknown fields are an error, not silently ignored."""
+    unknown = set(changes) - UPDATABLE_FIELDS
+    if unknown:
+        raise ValidationError({name: "This field cannot be changed." for name in unknown})
+    cleaners: dict[str, Callable[[Any], Any]] = {
+        "statement": clean_statement, "claim_types": clean_claim_types,
+        "domains": clean_domains, "status": clean_status, "possible_questions": clean_questions,
+        "confidence": clean_confidence, "metadata": lambda v: v or {},
+        "friendly_id": lambda v: clean_friendly_id(v, kind="claim"),
+        "pinned": bool, "valid_from": lambda v: v, "valid_until": lambda v: v,
+    }
+    cleaned = {name: cleaners[name](value) for name, value in changes.items()}
+    new_fid = cleaned.get("friendly_id")
+    if new_fid and new_fid != claim.friendly_id and Claim.objects.filter(
+            user_id=claim.user_id, friendly_id=new_fid).exists():
+        raise ValidationError({"friendly_id": f"'{new_fid}' is already taken."})
+    for name, value in cleaned.items():
+        setattr(claim, name, value)
+    if claim.valid_from and claim.valid_until and claim.valid_until < claim.valid_from:
+        raise ValidationError({"valid_until": "A claim cannot stop being valid before it starts."})
+    claim.save()
+    if EMBEDDED_FIELDS & set(cleaned):
+        _content_changed([claim.id])
+    return claim
+
+
+def claim_retract(*, claim: Claim) -> Claim:
+    return claim_update(claim=claim, status=ClaimStatus.RETRACTED, pinned=False)
+
+
+def claim_set_pinned(*, claims: Iterable[Claim], pinned: bool) -> int:
+    ids = [claim.pk for claim in claims]
+    return Claim.objects.filter(pk__in=ids).update(pinned=pinned)
+
+
+@transaction.atomic
+def claim_supersede(*, claim: Claim, statement: str, **fields: Any) -> Claim:
+    """A new claim replaces ``claim``, which becomes superseded and stays linked to it."""
+    old = Claim.objects.select_for_update().get(pk=claim.pk)
+    if old.status == ClaimStatus.SUPERSEDED:
+        raise ValidationError({"status": f"#{old.number} was already superseded."})
+    defaults = {"claim_types": old.claim_types, "domains": old.domains,
+                "possible_questions": old.possible_questions, "pinned": old.pinned,
+                "origin": old.origin}
+    new = claim_create(user=old.user, statement=statement, supersedes=old,
+                       **{**defaults, **fields})
+    new.tags.set(old.tags.all())
+    new.entities.set(old.entities.all())
+    Claim.objects.filter(pk=old.pk).update(status=ClaimStatus.SUPERSEDED, pinned=False)
+    claim.refresh_from_db()
+    return new
+
+
+@transaction.atomic
+def claim_review(*, claim: Claim, approve: bool) -> Claim | None:
+    """A pending claim becomes active, or is deleted; None when it was deleted."""
+    if claim.status != ClaimStatus.PENDING:
+        raise ValidationError({"status": f"#{claim.number} is not waiting for review."})
+    if not approve:
+        claim.delete()
+        return None
+    return claim_update(claim=claim, status=ClaimStatus.ACTIVE)
+
+
+def claim_reinforce(*, claim: Claim, confidence_step: float = 0.05) -> Claim:
+    """Seen again: count it and raise the confidence a little instead of duplicating it."""
+    Claim.objects.filter(pk=claim.pk).update(
+        reinforced_count=F("reinforced_count") + 1,
+        confidence=models.functions.Least(F("confidence") + confidence_step, 1.0),
+    )
+    claim.refresh_from_db()
+    return claim
+
+
+def claim_delete(*, claim: Claim) -> None:
+    claim.delete()

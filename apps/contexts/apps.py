@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class ContextsConfig(AppConfig):
+    name = "apps.contexts"
+    label = "contexts"
+    verbose_name = "Contexts"

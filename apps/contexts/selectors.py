@@ -1,0 +1,150 @@
+"""Reads of the context tree. Every function is scoped to the requesting user."""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING
+
+from django.db import connection
+from django.db.models import QuerySet
+from django.http import Http404
+
+from apps.claims.models import USABLE_STATUSES, Claim
+
+from .models import MAX_CONTEXT_DEPTH, Context, ContextClaim
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+CTX = Context._meta.db_table
+LINK = ContextClaim._meta.db_table
+CLAIM = Claim._meta.db_table
+
+
+def context_list(*, user: User) -> QuerySet[Context]:
+    return Context.objects.filter(user=user)
+
+
+def context_get(*, user: User, context_id: uuid.UUID | str) -> Context:
+    try:
+        return Context.objects.get(user=user, id=uuid.UUID(str(context_id)))
+    except (ValueError, Context.DoesNotExist) as exc:
+        raise Http404("No such context.") from exc
+
+
+def context_find(*, user: User, friendly_id: str) -> Context | None:
+    return Context.objects.filter(user=user, friendly_id=friendly_id).first()
+
+
+def context_find_by_name(*, user: User, name: str) -> Context | None:
+    """The fallback of DESIGN §5: ``@my_health_goals`` finds the context "My Health Goals"."""
+    wanted = name.strip().lower().replace(" ", "_")
+    if not wanted:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {CTX} WHERE user_id = %s "
+            f"AND lower(replace(name, ' ', '_')) = %s ORDER BY updated_at DESC LIMIT 1",
+            [user.pk, wanted],
+        )
+        row = cursor.fetchone()
+    return Context.objects.get(pk=row[0]) if row else None
+
+
+def context_resolve_claims(*, user: User, context: Context) -> list[Claim]:
+    """Active and contested claims of ``context`` and all its descendants, de-duplicated,
+    newest first — one recursive query (DESIGN §4)."""
+    statuses = [str(status) for status in USABLE_STATUSES]
+    return list(Claim.objects.raw(
+        f"""
+        WITH RECURSIVE tree AS (
+            SELECT id, 1 AS depth FROM {CTX} WHERE id = %s AND user_id = %s
+            UNION ALL
+            SELECT c.id, tree.depth + 1 FROM {CTX} c JOIN tree ON c.parent_id = tree.id
+            WHERE tree.depth < %s
+        )
+        SELECT claim.* FROM {CLAIM} claim
+        WHERE claim.user_id = %s AND claim.status = ANY(%s)
+          AND EXISTS (SELECT 1 FROM {LINK} link JOIN tree ON tree.id = link.context_id
+                      WHERE link.claim_id = claim.id)
+        ORDER BY claim.updated_at DESC, claim.number DESC
+        """,
+        [context.pk, user.pk, MAX_CONTEXT_DEPTH, user.pk, statuses],
+    ))
+
+
+def context_descendant_ids(*, context: Context) -> list[uuid.UUID]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH RECURSIVE tree AS (
+                SELECT id, 1 AS depth FROM {CTX} WHERE id = %s
+                UNION ALL
+                SELECT c.id, tree.depth + 1 FROM {CTX} c JOIN tree ON c.parent_id = tree.id
+                WHERE tree.depth < %s
+            ) SELECT id FROM tree
+            """,
+            [context.pk, MAX_CONTEXT_DEPTH + 1],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def context_depth(*, context: Context) -> int:
+    """1 for a root context, 2 for its children, and so on."""
+    return len(context_ancestors(context=context)) + 1
+
+
+def context_subtree_height(*, context: Context) -> int:
+    """Levels in the subtree rooted at ``context``: 1 for a leaf."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH RECURSIVE tree AS (
+                SELECT id, 1 AS depth FROM {CTX} WHERE id = %s
+                UNION ALL
+                SELECT c.id, tree.depth + 1 FROM {CTX} c JOIN tree ON c.parent_id = tree.id
+                WHERE tree.depth <= %s
+            ) SELECT max(depth) FROM tree
+            """,
+            [context.pk, MAX_CONTEXT_DEPTH],
+        )
+        row = cursor.fetchone()
+    return int(row[0]) if row and row[0] else 1
+
+
+def context_ancestors(*, context: Context) -> list[Context]:
+    """Root first, excluding ``context`` itself: the breadcrumb."""
+    chain: list[Context] = []
+    parent_id = context.parent_id
+    seen: set[uuid.UUID] = set()
+    while parent_id is not None and parent_id not in seen and len(chain) <= MAX_CONTEXT_DEPTH:
+        seen.add(parent_id)
+        parent = Context.objects.only("id", "name", "friendly_id", "parent_id").get(pk=parent_id)
+        chain.append(parent)
+        parent_id = parent.parent_id
+    return list(reversed(chain))
+
+
+def context_tree(*, user: User) -> list[tuple[Context, int]]:
+    """Every context of the user in tree order with its depth (0 for roots), for display."""
+    contexts = list(Context.objects.filter(user=user).order_by("name"))
+    children: dict[uuid.UUID | None, list[Context]] = {}
+    for context in contexts:
+        children.setdefault(context.parent_id, []).append(context)
+    ordered: list[tuple[Context, int]] = []
+
+    def walk(parent_id: uuid.UUID | None, depth: int) -> None:
+        for child in children.get(parent_id, []):
+            ordered.append((child, depth))
+            if depth < MAX_CONTEXT_DEPTH:
+                walk(child.pk, depth + 1)
+
+    walk(None, 0)
+    return ordered
+
+
+def claims_in_context(*, user: User, context: Context, recursive: bool = True) -> QuerySet[Claim]:
+    """All of the user's claims linked to the context (and, by default, its subtree),
+    whatever their status, as a queryset that filters compose with."""
+    ids = context_descendant_ids(context=context) if recursive else [context.pk]
+    return Claim.objects.filter(user=user, context_memberships__context_id__in=ids).distinct()

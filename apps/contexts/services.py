@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from apps.claims.models import Claim
+from apps.claims.services import create_with_friendly_id
+from apps.claims.services.validation import clean_friendly_id
+
+from .models import MAX_CONTEXT_DEPTH, Context, ContextClaim
+from .selectors import context_depth, context_subtree_height
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+
+def _clean_name(name: str) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise ValidationError({"name": "A context needs a name."})
+    if len(name) > 200:
+        raise ValidationError({"name": "A context name has at most 200 characters."})
+    return name
+
+
+def _check_parent(*, user: User, context: Context | None, parent: Context | None) -> None:
+    """No cycles, and the whole moved subtree must stay within MAX_CONTEXT_DEPTH levels."""
+    if parent is None:
+        return
+    if parent.user_id != user.pk:
+        raise ValidationError({"parent": "No such context."})
+    parent_depth = context_depth(context=parent)  # 1 for a root
+    if context is not None:
+        ancestor: Context | None = parent
+        while ancestor is not None:
+            if ancestor.pk == context.pk:
+                raise ValidationError(
+                    {"parent": "A context cannot be moved under itself or one of its children."})
+            ancestor = ancestor.parent
+    height = context_subtree_height(context=context) if context is not None else 1
+    if parent_depth + height > MAX_CONTEXT_DEPTH:
+        raise ValidationError(
+            {"parent": f"Contexts nest at most {MAX_CONTEXT_DEPTH} levels deep; this move "
+                       f"would make {parent_depth + height}."})
+
+
+@transaction.atomic
+def context_create(*, user: User, name: str, description: str = "",
+                   parent: Context | None = None, friendly_id: str | None = None) -> Context:
+    name = _clean_name(name)
+    _check_parent(user=user, context=None, parent=parent)
+    return create_with_friendly_id(
+        model=Context, user=user, text=name, kind="context", chosen=friendly_id,
+        build=lambda fid: Context(user=user, name=name, description=description,
+                                  parent=parent, friendly_id=fid),
+    )
+
+
+def context_update(*, context: Context, name: str | None = None,
+                   description: str | None = None, friendly_id: str | None = None) -> Context:
+    if name is not None:
+        context.name = _clean_name(name)
+    if description is not None:
+        context.description = description
+    if friendly_id is not None and friendly_id != context.friendly_id:
+        friendly_id = clean_friendly_id(friendly_id, kind="context")
+        if Context.objects.filter(user_id=context.user_id, friendly_id=friendly_id).exists():
+            raise ValidationError({"friendly_id": f"'{friendly_id}' is already taken."})
+        context.friendly_id = friendly_id
+    context.save()
+    return context
+
+
+@transaction.atomic
+def context_move(*, context: Context, parent: Context | None) -> Context:
+    # Lock the user's contexts so two concurrent moves cannot build a cycle together.
+    list(Context.objects.select_for_update().filter(user_id=context.user_id).values_list("id"))
+    context.refresh_from_db()
+    if parent is not None:
+        parent.refresh_from_db()
+    _check_parent(user=context.user, context=context, parent=parent)
+    context.parent = parent
+    context.save(update_fields=["parent", "updated_at"])
+    return context
+
+
+def context_add_claims(*, context: Context, claims: Iterable[Claim]) -> int:
+    claims = list(claims)
+    if any(claim.user_id != context.user_id for claim in claims):
+        raise ValidationError({"claims": "Only your own claims can be added."})
+    created = ContextClaim.objects.bulk_create(
+        [ContextClaim(context=context, claim=claim) for claim in claims], ignore_conflicts=True)
+    Context.objects.filter(pk=context.pk).update(updated_at=context.updated_at)
+    return len(created)
+
+
+def context_remove_claims(*, context: Context, claims: Iterable[Claim]) -> int:
+    deleted, _ = ContextClaim.objects.filter(context=context, claim__in=list(claims)).delete()
+    return deleted
+
+
+def context_transfer_memberships(*, old: Claim, new: Claim) -> None:
+    """A superseding claim takes the place of the old one in its contexts."""
+    ids = ContextClaim.objects.filter(claim=old).values_list("context_id", flat=True)
+    ContextClaim.objects.bulk_create(
+        [ContextClaim(context_id=cid, claim=new) for cid in ids], ignore_conflicts=True)
+
+
+def context_delete(*, context: Context) -> None:
+    """Deleting a context deletes its sub-contexts, never the claims in them."""
+    context.delete()
