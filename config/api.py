@@ -10,16 +10,30 @@ from rest_framework.routers import DefaultRouter
 
 from apps.accounts.api import TokenObtainApi
 from apps.accounts.ui_api import router as accounts_ui_router
+from apps.claims.api import (
+    ClaimViewSet,
+    EntityViewSet,
+    KnowledgeExportApi,
+    KnowledgeImportApi,
+    TagViewSet,
+)
+from apps.contexts.api import ContextViewSet
 from apps.projects.api import ProjectViewSet
 
 router = DefaultRouter()
 router.register("projects", ProjectViewSet, basename="project")
+router.register("claims", ClaimViewSet, basename="claim")
+router.register("contexts", ContextViewSet, basename="context")
+router.register("entities", EntityViewSet, basename="entity")
+router.register("tags", TagViewSet, basename="tag")
 
 api_v1_urls: list[URLPattern | URLResolver] = [
     path("auth/token/", TokenObtainApi.as_view(), name="token-obtain"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-v1:schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api-v1:schema"), name="redoc"),
+    path("knowledge/export/", KnowledgeExportApi.as_view(), name="knowledge-export"),
+    path("knowledge/import/", KnowledgeImportApi.as_view(), name="knowledge-import"),
     path("", include(router.urls)),
 ]
 

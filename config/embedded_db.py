@@ -16,7 +16,7 @@ import logging
 import os
 import threading
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
@@ -38,6 +38,8 @@ class EmbeddedServer:
     pid: int
     user: str = "postgres"
     database: str = DATABASE_NAME
+    # Databases known to exist on this server (the test and bench databases join "cairn").
+    databases: set[str] = field(default_factory=set, compare=False)
 
     def connection_params(self) -> dict[str, object]:
         return {"host": self.socket_dir, "port": self.port, "user": self.user}
@@ -100,12 +102,16 @@ def _prune_locked(data_dir: Path) -> None:
         prune_dead_handles(data_dir)
 
 
-def attach(data_dir: Path) -> EmbeddedServer:
+def attach(data_dir: Path, *, database: str = DATABASE_NAME) -> EmbeddedServer:
     """Start (or re-attach to) the embedded server in ``data_dir`` and ensure the database."""
     data_dir = data_dir.expanduser().resolve()
     with _lock:
         if data_dir in _attached:
-            return _attached[data_dir]
+            server = _attached[data_dir]
+            if database not in server.databases:
+                _ensure_database(server, database)
+                server.databases.add(database)
+            return server
         data_dir.parent.mkdir(parents=True, exist_ok=True)
         # Imported here: pgserver creates a lock file at import time, which only processes
         # that actually use the embedded server should do.
@@ -130,13 +136,17 @@ def attach(data_dir: Path) -> EmbeddedServer:
             port=int(info.port or 5432),
             pid=int(info.pid),
         )
-        _ensure_database(server)
+        _ensure_database(server, database)
+        server.databases.add(database)
         _attached[data_dir] = server
         return server
 
 
-def _ensure_database(server: EmbeddedServer) -> None:
+def _ensure_database(server: EmbeddedServer, database: str) -> None:
+    if database == "postgres":  # always there; Django uses it to create the test database
+        return
     import psycopg
+    from psycopg import sql
 
     with psycopg.connect(
         dbname="postgres",
@@ -144,10 +154,10 @@ def _ensure_database(server: EmbeddedServer) -> None:
         **server.connection_params(),  # type: ignore[arg-type]
     ) as conn:
         exists = conn.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [server.database]
+            "SELECT 1 FROM pg_database WHERE datname = %s", [database]
         ).fetchone()
         if not exists:
-            conn.execute(f'CREATE DATABASE "{server.database}"')
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
 
 
 def default_data_dir() -> Path:

@@ -11,6 +11,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/", include("apps.accounts.urls")),
+    path("knowledge/", include("apps.claims.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include((api_v1_urls, "api-v1"))),
     path("api/ui/", ui_api.urls),

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.db import connection
 from django.db.models import QuerySet
+from django.db.models.expressions import RawSQL
 from django.http import Http404
 
 from apps.claims.models import USABLE_STATUSES, Claim
@@ -51,26 +53,67 @@ def context_find_by_name(*, user: User, name: str) -> Context | None:
     return Context.objects.get(pk=row[0]) if row else None
 
 
-def context_resolve_claims(*, user: User, context: Context) -> list[Claim]:
+@dataclass(frozen=True, slots=True)
+class ResolvedClaim:
+    """What a resolved reference needs of a claim, and nothing that is slow to load.
+
+    Resolution sits on the chat path and may return thousands of claims; building model
+    instances (and parsing their timestamps) would cost several times the query itself.
+    """
+
+    id: uuid.UUID
+    number: int
+    friendly_id: str
+    statement: str
+    claim_types: list[str]
+    status: str
+    possible_questions: list[str]
+    pinned: bool
+
+    @property
+    def primary_type(self) -> str:
+        return self.claim_types[0] if self.claim_types else "other"
+
+
+_TREE_CTE = f"""
+    WITH RECURSIVE tree AS (
+        SELECT id, 1 AS depth FROM {CTX} WHERE id = %s AND user_id = %s
+        UNION ALL
+        SELECT c.id, tree.depth + 1 FROM {CTX} c JOIN tree ON c.parent_id = tree.id
+        WHERE tree.depth < {MAX_CONTEXT_DEPTH}
+    )
+"""
+# `= ANY(ARRAY(...))` rather than a join: the planner then sizes the link look-up by the
+# real subtree, so a leaf is a few index probes and a root one hash join.
+_LINKED_IDS = f"""
+    SELECT link.claim_id FROM {LINK} link
+    WHERE link.context_id = ANY(ARRAY(SELECT id FROM tree))
+"""
+_RESOLVE_SQL = f"""
+    {_TREE_CTE}
+    SELECT claim.id, claim.number, claim.friendly_id, claim.statement, claim.claim_types,
+           claim.status, claim.possible_questions, claim.pinned
+    FROM {CLAIM} claim
+    WHERE claim.id IN ({_LINKED_IDS}) AND claim.user_id = %s AND claim.status = ANY(%s)
+    ORDER BY claim.updated_at DESC, claim.number DESC
+"""
+
+
+def context_resolve_claims(*, user: User, context: Context) -> list[ResolvedClaim]:
     """Active and contested claims of ``context`` and all its descendants, de-duplicated,
     newest first — one recursive query (DESIGN §4)."""
     statuses = [str(status) for status in USABLE_STATUSES]
-    return list(Claim.objects.raw(
-        f"""
-        WITH RECURSIVE tree AS (
-            SELECT id, 1 AS depth FROM {CTX} WHERE id = %s AND user_id = %s
-            UNION ALL
-            SELECT c.id, tree.depth + 1 FROM {CTX} c JOIN tree ON c.parent_id = tree.id
-            WHERE tree.depth < %s
-        )
-        SELECT claim.* FROM {CLAIM} claim
-        WHERE claim.user_id = %s AND claim.status = ANY(%s)
-          AND EXISTS (SELECT 1 FROM {LINK} link JOIN tree ON tree.id = link.context_id
-                      WHERE link.claim_id = claim.id)
-        ORDER BY claim.updated_at DESC, claim.number DESC
-        """,
-        [context.pk, user.pk, MAX_CONTEXT_DEPTH, user.pk, statuses],
-    ))
+    with connection.cursor() as cursor:
+        cursor.execute(_RESOLVE_SQL, [context.pk, user.pk, user.pk, statuses])
+        return [ResolvedClaim(*row) for row in cursor.fetchall()]
+
+
+def context_resolved_queryset(*, user: User, context: Context) -> QuerySet[Claim]:
+    """The same claims as a queryset (one query when evaluated) for pages and the API,
+    which paginate and need whole rows."""
+    linked = RawSQL(f"{_TREE_CTE} {_LINKED_IDS}", [context.pk, user.pk])  # noqa: S611
+    return (Claim.objects.filter(user=user, status__in=USABLE_STATUSES, id__in=linked)
+            .order_by("-updated_at", "-number"))
 
 
 def context_descendant_ids(*, context: Context) -> list[uuid.UUID]:

@@ -20,6 +20,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
         params: dict[str, Any] = super().get_connection_params()
         # Our private option must not reach libpq, which rejects unknown keywords.
         data_dir = params.pop("data_dir", None) or embedded_db.default_data_dir()
-        server = embedded_db.attach(Path(data_dir))
+        server = embedded_db.attach(
+            Path(data_dir), database=self.settings_dict["NAME"] or "postgres"
+        )
         params.update(server.connection_params())
         return params

@@ -79,7 +79,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "config.embedded_pg",
-            "NAME": "cairn",
+            "NAME": env("CAIRN_DB_NAME", default="cairn"),
             "USER": "postgres",
             "OPTIONS": {"data_dir": str(VAR_DIR / "pgdata")},
         }
