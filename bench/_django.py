@@ -36,11 +36,14 @@ def timed(fn: Callable[[], object], *, repeat: int, warmup: int = 3) -> list[flo
     return samples
 
 
-def report(name: str, samples_ms: list[float], target_ms: float | None = None,
-           stat: str = "p95") -> None:
+def report(
+    name: str, samples_ms: list[float], target_ms: float | None = None, stat: str = "p95"
+) -> None:
     value = percentile(samples_ms, 95) if stat == "p95" else statistics.median(samples_ms)
-    line = (f"{name:<46} p50 {statistics.median(samples_ms):8.2f} ms   "
-            f"p95 {percentile(samples_ms, 95):8.2f} ms")
+    line = (
+        f"{name:<46} p50 {statistics.median(samples_ms):8.2f} ms   "
+        f"p95 {percentile(samples_ms, 95):8.2f} ms"
+    )
     if target_ms is not None:
         line += f"   target {stat} ≤ {target_ms:g} ms   ratio {value / target_ms:5.2f}"
         line += "  OK" if value <= target_ms else "  OVER"

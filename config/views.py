@@ -4,11 +4,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 SECTIONS = {
-    "knowledge": (
-        "Knowledge",
-        "Your claims, contexts, entities and tags will be browsable here. "
-        "Until then, edit them in the knowledge editor.",
-    ),
     "files": ("Files", "Upload files into a project and Cairn will index them for search."),
     "facts": (
         "Facts",

@@ -8,14 +8,17 @@ from django.db import models
 
 class Conversation(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="conversations")
-    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE,
-                                related_name="conversations")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
+    )
+    project = models.ForeignKey(
+        "projects.Project", on_delete=models.CASCADE, related_name="conversations"
+    )
     title = models.CharField(max_length=200, blank=True)
     archived = models.BooleanField(default=False)
-    pinned_claims = models.ManyToManyField("claims.Claim", blank=True,
-                                           related_name="pinned_in_conversations")
+    pinned_claims = models.ManyToManyField(
+        "claims.Claim", blank=True, related_name="pinned_in_conversations"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -39,15 +42,17 @@ class Message(models.Model):
         FAILED = "failed", "Failed"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE,
-                                     related_name="messages")
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="messages"
+    )
     role = models.CharField(max_length=10, choices=Role.choices)
     content = models.TextField(blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.COMPLETE)
     order = models.PositiveIntegerField()
     references = models.JSONField(default=list, blank=True)
-    attached_claims = models.ManyToManyField("claims.Claim", blank=True,
-                                             related_name="attached_to_messages")
+    attached_claims = models.ManyToManyField(
+        "claims.Claim", blank=True, related_name="attached_to_messages"
+    )
     memory_used = models.JSONField(default=list, blank=True)
     sources = models.JSONField(default=list, blank=True)
     fact_counts = models.JSONField(default=dict, blank=True)
@@ -61,8 +66,9 @@ class Message(models.Model):
     class Meta:
         ordering = ["conversation", "order"]
         constraints = [
-            models.UniqueConstraint(fields=["conversation", "order"],
-                                    name="message_order_unique_per_conversation"),
+            models.UniqueConstraint(
+                fields=["conversation", "order"], name="message_order_unique_per_conversation"
+            ),
         ]
 
     def __str__(self) -> str:

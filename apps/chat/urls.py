@@ -8,7 +8,6 @@ app_name = "chat"
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("knowledge/", section_pending, {"section": "knowledge"}, name="knowledge"),
     path("files/", section_pending, {"section": "files"}, name="files"),
     path("facts/", section_pending, {"section": "facts"}, name="facts"),
 ]

@@ -4,9 +4,10 @@ import uuid
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
-from django.contrib.postgres.indexes import GinIndex, OpClass
+from django.contrib.postgres.indexes import GinIndex, GistIndex, OpClass
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models import F
 from django.db.models.functions import Upper
 from pgvector.django import HnswIndex, VectorField
 
@@ -64,40 +65,56 @@ class ClaimOrigin(models.TextChoices):
 class ClaimCounter(models.Model):
     """The last claim number given to a user: numbers are allocated by one atomic upsert."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                                primary_key=True, related_name="+")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
     last_number = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.last_number}"
 
 
 class Claim(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="claims")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="claims"
+    )
     number = models.PositiveIntegerField(editable=False)
     friendly_id = models.CharField(max_length=60)
     statement = models.TextField()
-    claim_types = ArrayField(models.CharField(max_length=20, choices=ClaimType.choices),
-                             default=list, help_text="The first type is the primary one.")
-    domains = ArrayField(models.CharField(max_length=20, choices=Domain.choices), default=list,
-                         blank=True)
-    status = models.CharField(max_length=12, choices=ClaimStatus.choices,
-                              default=ClaimStatus.ACTIVE)
-    possible_questions = ArrayField(models.TextField(), default=list, blank=True,
-                                    help_text="Self-contained questions this claim answers.")
+    claim_types = ArrayField(
+        models.CharField(max_length=20, choices=ClaimType.choices),
+        default=list,
+        help_text="The first type is the primary one.",
+    )
+    domains = ArrayField(
+        models.CharField(max_length=20, choices=Domain.choices), default=list, blank=True
+    )
+    status = models.CharField(
+        max_length=12, choices=ClaimStatus.choices, default=ClaimStatus.ACTIVE
+    )
+    possible_questions = ArrayField(
+        models.TextField(),
+        default=list,
+        blank=True,
+        help_text="Self-contained questions this claim answers.",
+    )
     pinned = models.BooleanField(default=False, help_text="Used in every answer.")
     confidence = models.FloatField(default=1.0)
     valid_from = models.DateTimeField(null=True, blank=True)
     valid_until = models.DateTimeField(null=True, blank=True)
-    supersedes = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL,
-                                      related_name="superseded_by")
-    origin = models.CharField(max_length=10, choices=ClaimOrigin.choices,
-                              default=ClaimOrigin.MANUAL)
-    source_message = models.ForeignKey("chat.Message", null=True, blank=True,
-                                       on_delete=models.SET_NULL, related_name="claims")
+    supersedes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="superseded_by"
+    )
+    origin = models.CharField(
+        max_length=10, choices=ClaimOrigin.choices, default=ClaimOrigin.MANUAL
+    )
+    source_message = models.ForeignKey(
+        "chat.Message", null=True, blank=True, on_delete=models.SET_NULL, related_name="claims"
+    )
     metadata = models.JSONField(default=dict, blank=True)
     reinforced_count = models.PositiveIntegerField(default=0)
-    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True,
-                            editable=False)
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
     embedding_model = models.CharField(max_length=100, blank=True, editable=False)
     search_vector = models.GeneratedField(
         expression=SearchVector("statement", "friendly_id", config="english"),
@@ -111,20 +128,39 @@ class Claim(models.Model):
         ordering = ["-updated_at"]
         constraints = [
             models.UniqueConstraint(fields=["user", "number"], name="claim_number_unique_per_user"),
-            models.UniqueConstraint(fields=["user", "friendly_id"],
-                                    name="claim_friendly_id_unique_per_user"),
-            models.CheckConstraint(condition=models.Q(confidence__gte=0, confidence__lte=1),
-                                   name="claim_confidence_between_0_and_1"),
+            models.UniqueConstraint(
+                fields=["user", "friendly_id"], name="claim_friendly_id_unique_per_user"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(confidence__gte=0, confidence__lte=1),
+                name="claim_confidence_between_0_and_1",
+            ),
         ]
         indexes = [
             models.Index(fields=["user", "status", "-updated_at"]),
-            models.Index(fields=["user", "pinned"], condition=models.Q(pinned=True),
-                         name="claim_pinned_idx"),
+            models.Index(
+                fields=["user", "pinned"], condition=models.Q(pinned=True), name="claim_pinned_idx"
+            ),
             GinIndex(fields=["search_vector"], name="claim_search_vector_idx"),
-            GinIndex(OpClass(Upper("friendly_id"), name="gin_trgm_ops"),
-                     name="claim_friendly_id_trgm_idx"),
-            HnswIndex(name="claim_embedding_hnsw_idx", fields=["embedding"], m=16,
-                      ef_construction=64, opclasses=["vector_cosine_ops"]),
+            # Typo-tolerant look-ups (`<%` word similarity); GIN, as with 10,000 claims a
+            # user GiST nearest-neighbour scans measured ten times slower.
+            GinIndex(
+                OpClass(Upper("friendly_id"), name="gin_trgm_ops"),
+                name="claim_friendly_id_trgm_idx",
+            ),
+            # Prefix look-ups (`LIKE 'abc%'`) whatever the database's collation.
+            models.Index(
+                F("user"),
+                OpClass("friendly_id", name="varchar_pattern_ops"),
+                name="claim_friendly_id_prefix_idx",
+            ),
+            HnswIndex(
+                name="claim_embedding_hnsw_idx",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
         ]
 
     def __str__(self) -> str:
@@ -147,11 +183,13 @@ class Entity(models.Model):
     """A person, organisation, place, thing or event the user's claims mention."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="entities")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="entities"
+    )
     name = models.CharField(max_length=200)
-    entity_type = models.CharField(max_length=20, choices=EntityType.choices,
-                                   default=EntityType.THING)
+    entity_type = models.CharField(
+        max_length=20, choices=EntityType.choices, default=EntityType.THING
+    )
     friendly_id = models.CharField(max_length=60)
     description = models.TextField(blank=True)
     claims = models.ManyToManyField(Claim, blank=True, related_name="entities")
@@ -162,11 +200,17 @@ class Entity(models.Model):
         ordering = ["name"]
         verbose_name_plural = "entities"
         constraints = [
-            models.UniqueConstraint(fields=["user", "friendly_id"],
-                                    name="entity_friendly_id_unique_per_user"),
+            models.UniqueConstraint(
+                fields=["user", "friendly_id"], name="entity_friendly_id_unique_per_user"
+            ),
         ]
-        indexes = [GinIndex(OpClass(Upper("friendly_id"), name="gin_trgm_ops"),
-                            name="entity_friendly_id_trgm_idx")]
+        indexes = [
+            GistIndex(
+                F("user"),
+                OpClass(Upper("friendly_id"), name="gist_trgm_ops"),
+                name="entity_friendly_id_trgm_idx",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.entity_type})"
@@ -176,11 +220,13 @@ class Tag(models.Model):
     """A user's label, optionally under a parent tag; a tag resolves over its children."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="tags")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tags"
+    )
     name = models.CharField(max_length=100)
-    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE,
-                               related_name="children")
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="children"
+    )
     friendly_id = models.CharField(max_length=60)
     claims = models.ManyToManyField(Claim, blank=True, related_name="tags")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -189,11 +235,17 @@ class Tag(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(fields=["user", "friendly_id"],
-                                    name="tag_friendly_id_unique_per_user"),
+            models.UniqueConstraint(
+                fields=["user", "friendly_id"], name="tag_friendly_id_unique_per_user"
+            ),
         ]
-        indexes = [GinIndex(OpClass(Upper("friendly_id"), name="gin_trgm_ops"),
-                            name="tag_friendly_id_trgm_idx")]
+        indexes = [
+            GistIndex(
+                F("user"),
+                OpClass(Upper("friendly_id"), name="gist_trgm_ops"),
+                name="tag_friendly_id_trgm_idx",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name

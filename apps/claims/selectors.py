@@ -56,9 +56,11 @@ def claim_text_filter(claims: QuerySet[Claim], query: str) -> QuerySet[Claim]:
     condition = Q(search_vector=search) | Q(friendly_id__istartswith=query)
     if number:
         condition |= Q(number=int(number.group(1)))
-    return (claims.filter(condition)
-            .annotate(rank=SearchRank(F("search_vector"), search))
-            .order_by("-rank", "-updated_at"))
+    return (
+        claims.filter(condition)
+        .annotate(rank=SearchRank(F("search_vector"), search))
+        .order_by("-rank", "-updated_at")
+    )
 
 
 def claim_get(*, user: User, claim_id: uuid.UUID | str) -> Claim:
@@ -130,8 +132,7 @@ def tag_descendant_ids(*, user: User, tag: Tag) -> list[uuid.UUID]:
 
 def claims_for_tag(*, user: User, tag: Tag) -> QuerySet[Claim]:
     ids = tag_descendant_ids(user=user, tag=tag)
-    return (claims_usable(user=user).filter(tags__id__in=ids).distinct()
-            .order_by("-updated_at"))
+    return claims_usable(user=user).filter(tags__id__in=ids).distinct().order_by("-updated_at")
 
 
 def entity_list(*, user: User) -> QuerySet[Entity]:

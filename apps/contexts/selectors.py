@@ -112,8 +112,9 @@ def context_resolved_queryset(*, user: User, context: Context) -> QuerySet[Claim
     """The same claims as a queryset (one query when evaluated) for pages and the API,
     which paginate and need whole rows."""
     linked = RawSQL(f"{_TREE_CTE} {_LINKED_IDS}", [context.pk, user.pk])  # noqa: S611
-    return (Claim.objects.filter(user=user, status__in=USABLE_STATUSES, id__in=linked)
-            .order_by("-updated_at", "-number"))
+    return Claim.objects.filter(user=user, status__in=USABLE_STATUSES, id__in=linked).order_by(
+        "-updated_at", "-number"
+    )
 
 
 def context_descendant_ids(*, context: Context) -> list[uuid.UUID]:

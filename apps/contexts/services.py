@@ -38,29 +38,49 @@ def _check_parent(*, user: User, context: Context | None, parent: Context | None
         while ancestor is not None:
             if ancestor.pk == context.pk:
                 raise ValidationError(
-                    {"parent": "A context cannot be moved under itself or one of its children."})
+                    {"parent": "A context cannot be moved under itself or one of its children."}
+                )
             ancestor = ancestor.parent
     height = context_subtree_height(context=context) if context is not None else 1
     if parent_depth + height > MAX_CONTEXT_DEPTH:
         raise ValidationError(
-            {"parent": f"Contexts nest at most {MAX_CONTEXT_DEPTH} levels deep; this move "
-                       f"would make {parent_depth + height}."})
+            {
+                "parent": f"Contexts nest at most {MAX_CONTEXT_DEPTH} levels deep; this move "
+                f"would make {parent_depth + height}."
+            }
+        )
 
 
 @transaction.atomic
-def context_create(*, user: User, name: str, description: str = "",
-                   parent: Context | None = None, friendly_id: str | None = None) -> Context:
+def context_create(
+    *,
+    user: User,
+    name: str,
+    description: str = "",
+    parent: Context | None = None,
+    friendly_id: str | None = None,
+) -> Context:
     name = _clean_name(name)
     _check_parent(user=user, context=None, parent=parent)
     return create_with_friendly_id(
-        model=Context, user=user, text=name, kind="context", chosen=friendly_id,
-        build=lambda fid: Context(user=user, name=name, description=description,
-                                  parent=parent, friendly_id=fid),
+        model=Context,
+        user=user,
+        text=name,
+        kind="context",
+        chosen=friendly_id,
+        build=lambda fid: Context(
+            user=user, name=name, description=description, parent=parent, friendly_id=fid
+        ),
     )
 
 
-def context_update(*, context: Context, name: str | None = None,
-                   description: str | None = None, friendly_id: str | None = None) -> Context:
+def context_update(
+    *,
+    context: Context,
+    name: str | None = None,
+    description: str | None = None,
+    friendly_id: str | None = None,
+) -> Context:
     if name is not None:
         context.name = _clean_name(name)
     if description is not None:
@@ -92,7 +112,8 @@ def context_add_claims(*, context: Context, claims: Iterable[Claim]) -> int:
     if any(claim.user_id != context.user_id for claim in claims):
         raise ValidationError({"claims": "Only your own claims can be added."})
     created = ContextClaim.objects.bulk_create(
-        [ContextClaim(context=context, claim=claim) for claim in claims], ignore_conflicts=True)
+        [ContextClaim(context=context, claim=claim) for claim in claims], ignore_conflicts=True
+    )
     Context.objects.filter(pk=context.pk).update(updated_at=context.updated_at)
     return len(created)
 
@@ -106,7 +127,8 @@ def context_transfer_memberships(*, old: Claim, new: Claim) -> None:
     """A superseding claim takes the place of the old one in its contexts."""
     ids = ContextClaim.objects.filter(claim=old).values_list("context_id", flat=True)
     ContextClaim.objects.bulk_create(
-        [ContextClaim(context_id=cid, claim=new) for cid in ids], ignore_conflicts=True)
+        [ContextClaim(context_id=cid, claim=new) for cid in ids], ignore_conflicts=True
+    )
 
 
 def context_delete(*, context: Context) -> None:

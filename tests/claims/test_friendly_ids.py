@@ -33,14 +33,17 @@ def test_one_to_three_meaningful_words_then_four_hex(text: str, stem: str) -> No
     assert re.fullmatch(rf"{stem}_[0-9a-f]{{4}}", friendly_id)
 
 
-@pytest.mark.parametrize(("kind", "suffix"), [("context", "_context"), ("entity", "_entity"),
-                                              ("tag", "_tag")])
+@pytest.mark.parametrize(
+    ("kind", "suffix"), [("context", "_context"), ("entity", "_entity"), ("tag", "_tag")]
+)
 def test_kinds_get_their_suffix(kind: str, suffix: str) -> None:
     assert generate_friendly_id("Project Alpha", kind=kind).endswith(suffix)
 
 
-@pytest.mark.parametrize("text", ["", "the and of", "!!!", "42 is the answer", "x" * 500,
-                                  "日本語のテキスト", "a " * 1000])
+@pytest.mark.parametrize(
+    "text",
+    ["", "the and of", "!!!", "42 is the answer", "x" * 500, "日本語のテキスト", "a " * 1000],
+)
 def test_every_text_gives_a_valid_parseable_id_of_at_most_60_chars(text: str) -> None:
     friendly_id = generate_friendly_id(text)
 
@@ -54,8 +57,21 @@ def test_meaningful_words_drop_stop_words() -> None:
     assert meaningful_words("I really do prefer the mornings") == ["prefer", "mornings"]
 
 
-@pytest.mark.parametrize("value", ["ab", "1abc", "Has_Upper", "with space", "trailing_",
-                                   "memory", "claim_12", "x" * 61, "mine_context", "me@x"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "ab",
+        "1abc",
+        "Has_Upper",
+        "with space",
+        "trailing_",
+        "memory",
+        "claim_12",
+        "x" * 61,
+        "mine_context",
+        "me@x",
+    ],
+)
 def test_invalid_chosen_ids_are_refused_with_a_reason(value: str) -> None:
     assert validate_friendly_id(value, kind="claim")
 

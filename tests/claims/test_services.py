@@ -33,8 +33,12 @@ pytestmark = pytest.mark.django_db
 
 def test_create_fills_every_field(user: User) -> None:
     claim = claim_create(
-        user=user, statement="  I prefer morning workouts ", claim_types=["preference", "fact"], domains=["health"],
-        possible_questions=["When do I like to exercise?", " "], metadata={"x": 1},
+        user=user,
+        statement="  I prefer morning workouts ",
+        claim_types=["preference", "fact"],
+        domains=["health"],
+        possible_questions=["When do I like to exercise?", " "],
+        metadata={"x": 1},
     )
 
     claim.refresh_from_db()
@@ -59,8 +63,9 @@ def test_create_fills_every_field(user: User) -> None:
         ({"statement": "ok", "friendly_id": "Bad Id"}, "friendly_id"),
     ],
 )
-def test_bad_input_is_a_field_error_and_writes_nothing(user: User, fields: dict,
-                                                       error_field: str) -> None:
+def test_bad_input_is_a_field_error_and_writes_nothing(
+    user: User, fields: dict, error_field: str
+) -> None:
     with pytest.raises(ValidationError) as error:
         claim_create(user=user, **fields)
 
@@ -72,8 +77,9 @@ def test_a_statement_of_exactly_10000_characters_is_fine(user: User) -> None:
     assert claim_create(user=user, statement="x" * 10_000).number == 1
 
 
-def test_a_taken_friendly_id_is_refused_but_another_user_may_use_it(user: User,
-                                                                    other_user: User) -> None:
+def test_a_taken_friendly_id_is_refused_but_another_user_may_use_it(
+    user: User, other_user: User
+) -> None:
     claim_create(user=user, statement="one", friendly_id="my_thing")
 
     with pytest.raises(ValidationError, match="already taken"):
@@ -88,7 +94,10 @@ def test_update_changes_only_the_given_fields_and_validates(user: User) -> None:
 
     claim.refresh_from_db()
     assert (claim.statement, claim.friendly_id, claim.domains) == (
-        "Coffee with oat milk", "coffee_order", ["personal"])
+        "Coffee with oat milk",
+        "coffee_order",
+        ["personal"],
+    )
     with pytest.raises(ValidationError):
         claim_update(claim=claim, number=7)
     with pytest.raises(ValidationError):
@@ -99,8 +108,13 @@ def test_update_changes_only_the_given_fields_and_validates(user: User) -> None:
 
 def test_supersede_links_both_ways_and_keeps_labels(user: User) -> None:
     tag = tag_create(user=user, name="Food")
-    old = claim_create(user=user, statement="I am vegetarian", claim_types=["fact"],
-                       domains=["health"], pinned=True)
+    old = claim_create(
+        user=user,
+        statement="I am vegetarian",
+        claim_types=["fact"],
+        domains=["health"],
+        pinned=True,
+    )
     tag_link_claims(tag=tag, claims=[old])
 
     new = claim_supersede(claim=old, statement="I am vegan")

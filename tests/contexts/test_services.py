@@ -29,8 +29,11 @@ pytestmark = pytest.mark.django_db
 def _chain(user: User, length: int) -> list[Context]:
     nodes: list[Context] = []
     for level in range(length):
-        nodes.append(context_create(user=user, name=f"Level {level + 1}",
-                                    parent=nodes[-1] if nodes else None))
+        nodes.append(
+            context_create(
+                user=user, name=f"Level {level + 1}", parent=nodes[-1] if nodes else None
+            )
+        )
     return nodes
 
 
@@ -58,7 +61,10 @@ def test_resolve_collects_the_subtree_deduplicated_newest_first_in_one_query(
     assert [claim.id for claim in resolved] == [c1.id, contested.id, c3.id, c2.id]
     assert resolved[0].statement == "Alpha ships in June"
     assert [c.id for c in context_resolve_claims(user=user, context=backend)] == [
-        c1.id, contested.id, c2.id]
+        c1.id,
+        contested.id,
+        c2.id,
+    ]
     with django_assert_num_queries(1):
         assert list(context_resolved_queryset(user=user, context=root)) == [c1, contested, c3, c2]
 

@@ -22,8 +22,20 @@ from .labels import (
 from .numbering import claim_number_allocate
 
 __all__ = [
-    "claim_create", "claim_delete", "claim_number_allocate", "claim_reinforce", "claim_retract",
-    "claim_review", "claim_set_pinned", "claim_supersede", "claim_update",
-    "create_with_friendly_id", "entity_create", "entity_link_claims", "entity_update",
-    "tag_create", "tag_link_claims", "tag_update",
+    "claim_create",
+    "claim_delete",
+    "claim_number_allocate",
+    "claim_reinforce",
+    "claim_retract",
+    "claim_review",
+    "claim_set_pinned",
+    "claim_supersede",
+    "claim_update",
+    "create_with_friendly_id",
+    "entity_create",
+    "entity_link_claims",
+    "entity_update",
+    "tag_create",
+    "tag_link_claims",
+    "tag_update",
 ]

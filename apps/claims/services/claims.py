@@ -31,8 +31,15 @@ FRIENDLY_ID_ATTEMPTS = 8
 ModelT = TypeVar("ModelT", bound=models.Model)
 
 
-def create_with_friendly_id(*, model: type[ModelT], user: User, text: str, kind: str,
-                            chosen: str | None, build: Callable[[str], ModelT]) -> ModelT:
+def create_with_friendly_id(
+    *,
+    model: type[ModelT],
+    user: User,
+    text: str,
+    kind: str,
+    chosen: str | None,
+    build: Callable[[str], ModelT],
+) -> ModelT:
     """Save a new row with a friendly ID: the user's choice, or a generated one retried on
     collision. Each attempt runs in a savepoint so a collision never spoils the caller's
     transaction."""
@@ -53,7 +60,9 @@ def create_with_friendly_id(*, model: type[ModelT], user: User, text: str, kind:
             if "friendly_id" not in str(error):
                 raise
             if chosen:
-                raise ValidationError({"friendly_id": f"'{candidate}' is already taken."}) from error
+                raise ValidationError(
+                    {"friendly_id": f"'{candidate}' is already taken."}
+                ) from error
     raise ValidationError({"friendly_id": "Could not generate a free friendly ID; choose one."})
 
 
@@ -95,11 +104,23 @@ def claim_create(
         raise ValidationError({"origin": f"Unknown origin '{origin}'."})
     number = claim_number_allocate(user_id=user.pk)
     claim = create_with_friendly_id(
-        model=Claim, user=user, text=statement, kind="claim", chosen=friendly_id,
+        model=Claim,
+        user=user,
+        text=statement,
+        kind="claim",
+        chosen=friendly_id,
         build=lambda fid: Claim(
-            user=user, number=number, friendly_id=fid, statement=statement, pinned=pinned,
-            valid_from=valid_from, valid_until=valid_until, origin=origin,
-            source_message=source_message, metadata=metadata or {}, supersedes=supersedes,
+            user=user,
+            number=number,
+            friendly_id=fid,
+            statement=statement,
+            pinned=pinned,
+            valid_from=valid_from,
+            valid_until=valid_until,
+            origin=origin,
+            source_message=source_message,
+            metadata=metadata or {},
+            supersedes=supersedes,
             **fields,
         ),
     )
@@ -107,10 +128,21 @@ def claim_create(
     return claim
 
 
-UPDATABLE_FIELDS = frozenset({
-    "statement", "claim_types", "domains", "status", "possible_questions", "pinned",
-    "confidence", "valid_from", "valid_until", "metadata", "friendly_id",
-})
+UPDATABLE_FIELDS = frozenset(
+    {
+        "statement",
+        "claim_types",
+        "domains",
+        "status",
+        "possible_questions",
+        "pinned",
+        "confidence",
+        "valid_from",
+        "valid_until",
+        "metadata",
+        "friendly_id",
+    }
+)
 EMBEDDED_FIELDS = frozenset({"statement", "possible_questions"})
 
 
@@ -121,16 +153,25 @@ def claim_update(*, claim: Claim, **changes: Any) -> Claim:
     if unknown:
         raise ValidationError({name: "This field cannot be changed." for name in unknown})
     cleaners: dict[str, Callable[[Any], Any]] = {
-        "statement": clean_statement, "claim_types": clean_claim_types,
-        "domains": clean_domains, "status": clean_status, "possible_questions": clean_questions,
-        "confidence": clean_confidence, "metadata": lambda v: v or {},
+        "statement": clean_statement,
+        "claim_types": clean_claim_types,
+        "domains": clean_domains,
+        "status": clean_status,
+        "possible_questions": clean_questions,
+        "confidence": clean_confidence,
+        "metadata": lambda v: v or {},
         "friendly_id": lambda v: clean_friendly_id(v, kind="claim"),
-        "pinned": bool, "valid_from": lambda v: v, "valid_until": lambda v: v,
+        "pinned": bool,
+        "valid_from": lambda v: v,
+        "valid_until": lambda v: v,
     }
     cleaned = {name: cleaners[name](value) for name, value in changes.items()}
     new_fid = cleaned.get("friendly_id")
-    if new_fid and new_fid != claim.friendly_id and Claim.objects.filter(
-            user_id=claim.user_id, friendly_id=new_fid).exists():
+    if (
+        new_fid
+        and new_fid != claim.friendly_id
+        and Claim.objects.filter(user_id=claim.user_id, friendly_id=new_fid).exists()
+    ):
         raise ValidationError({"friendly_id": f"'{new_fid}' is already taken."})
     for name, value in cleaned.items():
         setattr(claim, name, value)
@@ -157,11 +198,14 @@ def claim_supersede(*, claim: Claim, statement: str, **fields: Any) -> Claim:
     old = Claim.objects.select_for_update().get(pk=claim.pk)
     if old.status == ClaimStatus.SUPERSEDED:
         raise ValidationError({"status": f"#{old.number} was already superseded."})
-    defaults = {"claim_types": old.claim_types, "domains": old.domains,
-                "possible_questions": old.possible_questions, "pinned": old.pinned,
-                "origin": old.origin}
-    new = claim_create(user=old.user, statement=statement, supersedes=old,
-                       **{**defaults, **fields})
+    defaults = {
+        "claim_types": old.claim_types,
+        "domains": old.domains,
+        "possible_questions": old.possible_questions,
+        "pinned": old.pinned,
+        "origin": old.origin,
+    }
+    new = claim_create(user=old.user, statement=statement, supersedes=old, **{**defaults, **fields})
     new.tags.set(old.tags.all())
     new.entities.set(old.entities.all())
     Claim.objects.filter(pk=old.pk).update(status=ClaimStatus.SUPERSEDED, pinned=False)

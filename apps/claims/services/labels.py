@@ -36,20 +36,37 @@ def _own_claims(user: User, claims: Iterable[Claim]) -> list[Claim]:
 
 
 @transaction.atomic
-def entity_create(*, user: User, name: str, entity_type: str = EntityType.THING,
-                  description: str = "", friendly_id: str | None = None) -> Entity:
+def entity_create(
+    *,
+    user: User,
+    name: str,
+    entity_type: str = EntityType.THING,
+    description: str = "",
+    friendly_id: str | None = None,
+) -> Entity:
     name = _clean_name(name, max_length=200)
     if entity_type not in EntityType.values:
         raise ValidationError({"entity_type": f"Unknown entity type '{entity_type}'."})
     return create_with_friendly_id(
-        model=Entity, user=user, text=f"{name} {entity_type}", kind="entity", chosen=friendly_id,
-        build=lambda fid: Entity(user=user, name=name, entity_type=entity_type,
-                                 description=description, friendly_id=fid),
+        model=Entity,
+        user=user,
+        text=f"{name} {entity_type}",
+        kind="entity",
+        chosen=friendly_id,
+        build=lambda fid: Entity(
+            user=user, name=name, entity_type=entity_type, description=description, friendly_id=fid
+        ),
     )
 
 
-def entity_update(*, entity: Entity, name: str | None = None, entity_type: str | None = None,
-                  description: str | None = None, friendly_id: str | None = None) -> Entity:
+def entity_update(
+    *,
+    entity: Entity,
+    name: str | None = None,
+    entity_type: str | None = None,
+    description: str | None = None,
+    friendly_id: str | None = None,
+) -> Entity:
     if name is not None:
         entity.name = _clean_name(name, max_length=200)
     if entity_type is not None:
@@ -68,8 +85,7 @@ def entity_link_claims(*, entity: Entity, claims: Iterable[Claim]) -> None:
     entity.claims.add(*_own_claims(entity.user, claims))
 
 
-def _free_friendly_id(model: type[Entity] | type[Tag], user_id: int, value: str,
-                      kind: str) -> str:
+def _free_friendly_id(model: type[Entity] | type[Tag], user_id: int, value: str, kind: str) -> str:
     value = clean_friendly_id(value, kind=kind)
     if model.objects.filter(user_id=user_id, friendly_id=value).exists():
         raise ValidationError({"friendly_id": f"'{value}' is already taken."})
@@ -92,18 +108,28 @@ def _check_tag_parent(tag: Tag | None, parent: Tag | None, user: User) -> None:
 
 
 @transaction.atomic
-def tag_create(*, user: User, name: str, parent: Tag | None = None,
-               friendly_id: str | None = None) -> Tag:
+def tag_create(
+    *, user: User, name: str, parent: Tag | None = None, friendly_id: str | None = None
+) -> Tag:
     name = _clean_name(name, max_length=100)
     _check_tag_parent(None, parent, user)
     return create_with_friendly_id(
-        model=Tag, user=user, text=name, kind="tag", chosen=friendly_id,
+        model=Tag,
+        user=user,
+        text=name,
+        kind="tag",
+        chosen=friendly_id,
         build=lambda fid: Tag(user=user, name=name, parent=parent, friendly_id=fid),
     )
 
 
-def tag_update(*, tag: Tag, name: str | None = None, parent: Tag | None | bool = False,
-               friendly_id: str | None = None) -> Tag:
+def tag_update(
+    *,
+    tag: Tag,
+    name: str | None = None,
+    parent: Tag | bool | None = False,
+    friendly_id: str | None = None,
+) -> Tag:
     """``parent=False`` leaves the parent alone; ``None`` makes the tag a root."""
     if name is not None:
         tag.name = _clean_name(name, max_length=100)

@@ -19,8 +19,10 @@ def clean_statement(statement: str) -> str:
         raise ValidationError({"statement": "A claim needs a statement."})
     if len(statement) > STATEMENT_MAX_LENGTH:
         raise ValidationError(
-            {"statement": f"A statement has at most {STATEMENT_MAX_LENGTH:,} characters "
-                          f"(this one has {len(statement):,})."}
+            {
+                "statement": f"A statement has at most {STATEMENT_MAX_LENGTH:,} characters "
+                f"(this one has {len(statement):,})."
+            }
         )
     return statement
 
@@ -30,8 +32,12 @@ def _clean_choices(values: Iterable[str], allowed: Sequence[str], field: str) ->
     for value in values:
         value = str(value).strip().lower()
         if value not in allowed:
-            raise ValidationError({field: f"Unknown {field[:-1].replace('_', ' ')} '{value}'. "
-                                          f"Choose from: {', '.join(allowed)}."})
+            raise ValidationError(
+                {
+                    field: f"Unknown {field[:-1].replace('_', ' ')} '{value}'. "
+                    f"Choose from: {', '.join(allowed)}."
+                }
+            )
         if value not in cleaned:
             cleaned.append(value)
     return cleaned
@@ -58,7 +64,8 @@ def clean_questions(values: Iterable[str] | None) -> list[str]:
         raise ValidationError({"possible_questions": f"At most {MAX_QUESTIONS} questions."})
     if any(len(q) > QUESTION_MAX_LENGTH for q in questions):
         raise ValidationError(
-            {"possible_questions": f"A question has at most {QUESTION_MAX_LENGTH} characters."})
+            {"possible_questions": f"A question has at most {QUESTION_MAX_LENGTH} characters."}
+        )
     return questions
 
 

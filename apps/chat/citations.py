@@ -1,0 +1,192 @@
+"""The per-turn source registry: every item an answer may draw on gets a number `[N]`.
+
+After seeds/004: the pipeline registers memory, facts and chunks before the model runs,
+tools register what they find while it runs, and the footer maps each `[N]` back to its
+origin. Pure Python; no Django.
+
+Footer policy (a decision, seeds/004 lists everything): the footer lists only the sources
+the answer actually cites, keeping their registry numbers (so gaps such as `[1] [3]` are
+possible and every `[N]` in the text still points at the right line). Uncited retrievals
+are often low-relevance AUTO hits; listing them would claim the answer rests on them. The
+full list stays available through `items()` for the "memory used" panel, and
+`footer(text, include_uncited=True)` gives the seeds/004 behaviour.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from uuid import UUID
+
+DEFAULT_CITE_THRESHOLD = 0.3
+
+# `[3]`, `[1, 2]`, `[1,2,5]`; not `arr[1]` (a word character before it), not a markdown link
+# `[1](url)` and not a reference definition `[1]: url`.
+_CITATION = re.compile(r"(?<![\w\\])\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\](?![(:])")
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+_FOOTER_TITLE_CHARS = 120
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    """One numbered source of the current turn."""
+
+    number: int
+    kind: str  # "claim", "fact", "chunk", "message", "document", "context" …
+    ref_id: str
+    title: str
+    excerpt: str
+    score: float | None = None
+    url: str | None = None
+
+
+def passes_cite_threshold(score: float | None, threshold: float = DEFAULT_CITE_THRESHOLD) -> bool:
+    """Whether a retrieved item is relevant enough to be registered and cited.
+
+    Items without a score (referenced, attached or pinned claims, current facts) always
+    pass: the user or the pipeline chose them, not a similarity search. The threshold is
+    on whatever scale the caller's scores use; 0.3 suits cosine similarity (seeds/004).
+    """
+    return score is None or score >= threshold
+
+
+class SourceRegistry:
+    """Numbers sources 1, 2, 3 … in registration order, once per (kind, ref_id)."""
+
+    def __init__(self) -> None:
+        self._items: list[SourceItem] = []
+        self._by_key: dict[tuple[str, str], int] = {}
+
+    def register(
+        self,
+        kind: str,
+        ref_id: str | int | UUID,
+        title: str,
+        excerpt: str,
+        score: float | None = None,
+        url: str | None = None,
+    ) -> int:
+        """Return the item's number, registering it if this (kind, ref_id) is new.
+
+        A repeat keeps its first number and first title and excerpt, so numbers already
+        shown to the model never change meaning mid-turn.
+        """
+        key = (kind, str(ref_id))
+        existing = self._by_key.get(key)
+        if existing is not None:
+            return existing
+        number = len(self._items) + 1
+        self._items.append(
+            SourceItem(
+                number=number,
+                kind=kind,
+                ref_id=str(ref_id),
+                title=title,
+                excerpt=excerpt,
+                score=score,
+                url=url,
+            )
+        )
+        self._by_key[key] = number
+        return number
+
+    def items(self) -> list[SourceItem]:
+        return list(self._items)
+
+    def get(self, number: int) -> SourceItem | None:
+        if 1 <= number <= len(self._items):
+            return self._items[number - 1]
+        return None
+
+    def number_for(self, kind: str, ref_id: str | int | UUID) -> int | None:
+        return self._by_key.get((kind, str(ref_id)))
+
+    @property
+    def has_sources(self) -> bool:
+        return bool(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def citations_in(self, text: str) -> set[int]:
+        """The valid source numbers the text cites (outside code)."""
+        return {n for n in _cited_numbers(text) if self.get(n) is not None}
+
+    def invalid_citations_in(self, text: str) -> set[int]:
+        """Numbers cited in the text that no registered source has."""
+        return {n for n in _cited_numbers(text) if self.get(n) is None}
+
+    def cited_items(self, text: str) -> list[SourceItem]:
+        """The cited sources in number order; what the footer and the page show."""
+        cited = self.citations_in(text)
+        return [item for item in self._items if item.number in cited]
+
+    def strip_invalid_citations(self, text: str) -> str:
+        """Remove `[N]` markers whose number is not registered, keeping code untouched.
+
+        In a group such as `[1, 9]` only the invalid numbers go; a marker left empty is
+        removed together with the space before it.
+        """
+
+        def fix(match: re.Match[str]) -> str:
+            numbers = [int(part) for part in re.split(r"\s*,\s*", match.group(1))]
+            valid = [str(n) for n in numbers if self.get(n) is not None]
+            return f"[{', '.join(valid)}]" if valid else ""
+
+        def fix_prose(prose: str) -> str:
+            cleaned = _CITATION.sub(fix, prose)
+            # "text [9]." became "text ." - close the gap the removal left.
+            if cleaned == prose:
+                return prose
+            return re.sub(r"[ \t]+(?=[.,;:!?)]|$)", "", cleaned, flags=re.MULTILINE)
+
+        return _map_prose(text, fix_prose)
+
+    def footer(self, text: str, *, include_uncited: bool = False) -> str:
+        """The sources footer for an answer, or "" when there is nothing to list.
+
+        Lists the sources `text` cites (see the module docstring), or every registered
+        source with `include_uncited=True`.
+        """
+        items = self.items() if include_uncited else self.cited_items(text)
+        if not items:
+            return ""
+        lines = [_footer_line(item) for item in items]
+        return "\n\n---\n**Sources:**\n" + "\n".join(lines)
+
+
+def _cited_numbers(text: str) -> list[int]:
+    numbers: list[int] = []
+    for prose in _prose_segments(text):
+        for match in _CITATION.finditer(prose):
+            numbers.extend(int(part) for part in re.split(r"\s*,\s*", match.group(1)))
+    return numbers
+
+
+def _prose_segments(text: str) -> Iterable[str]:
+    position = 0
+    for code in _CODE.finditer(text):
+        yield text[position : code.start()]
+        position = code.end()
+    yield text[position:]
+
+
+def _map_prose(text: str, transform: Callable[[str], str]) -> str:
+    parts: list[str] = []
+    position = 0
+    for code in _CODE.finditer(text):
+        parts.append(transform(text[position : code.start()]))
+        parts.append(code.group(0))
+        position = code.end()
+    parts.append(transform(text[position:]))
+    return "".join(parts)
+
+
+def _footer_line(item: SourceItem) -> str:
+    title = " ".join(item.title.split()) or item.kind
+    if len(title) > _FOOTER_TITLE_CHARS:
+        title = title[: _FOOTER_TITLE_CHARS - 1].rstrip() + "…"
+    title = re.sub(r"([\\\[\]<>*_`])", r"\\\1", title)
+    label = f"[{title}]({item.url})" if item.url else title
+    return f"[{item.number}] {label} · {item.kind}"

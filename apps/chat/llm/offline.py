@@ -1,0 +1,199 @@
+"""The offline provider (DESIGN §7): answers from the turn's sources, without a network.
+
+It is the default when no API key is set, so a fresh install works end to end and tests
+are deterministic. The answer lists what the turn's memory and sources say about the
+question, most relevant first, each with its `[N]`, and streams word by word. "Remember
+that …" becomes a real `memory_add` tool call when the pipeline offers the tool.
+Word counts stand in for token counts in `StreamDone.usage`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncIterator, Sequence
+
+from apps.chat.citations import SourceItem
+from apps.chat.llm.execution import run_tool_call
+from apps.chat.llm.tools import MEMORY_ADD
+from apps.chat.llm.types import (
+    DEFAULT_MAX_TOKENS,
+    ChatTurn,
+    CompletionTask,
+    ModelRole,
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolExecutor,
+    ToolResult,
+    ToolSpec,
+    Usage,
+)
+
+OFFLINE_MODEL = "offline"
+OFFLINE_NOTICE = "I'm running offline (no Anthropic API key is set)"
+_REMEMBER = re.compile(
+    r"^\s*(?:please\s+)?(?:remember|note|save)(?:\s+that)?[\s:,]+(?P<statement>.+?)\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_MEMORY_LINE = re.compile(
+    r"^- \[(?P<label>[^\]]*)\] \[[^\]]*\] #(?P<number>\d+) (?P<rest>.*)$", re.MULTILINE
+)
+_WORD = re.compile(r"[a-z0-9]+")
+_PIECE = re.compile(r"\S+\s*|\s+")
+_STOPWORDS = frozenset(
+    {
+        *("the", "and", "for", "are", "was", "were", "what", "when", "where", "which"),
+        *("who", "why", "how", "does", "did", "you", "your", "with", "that", "this"),
+        *("from", "have", "has", "had", "about", "tell", "know", "any", "all", "can"),
+        *("could", "would", "should", "mine"),
+    }
+)
+_EXCERPT_CHARS = 220
+
+
+class OfflineProvider:
+    name = "offline"
+
+    def __init__(
+        self,
+        *,
+        main_model: str = OFFLINE_MODEL,
+        cheap_model: str = OFFLINE_MODEL,
+        word_delay: float = 0.0,
+        max_sources: int = 5,
+    ) -> None:
+        self._models: dict[ModelRole, str] = {"main": main_model, "cheap": cheap_model}
+        self._word_delay = word_delay
+        self._max_sources = max_sources
+
+    def model_name(self, role: ModelRole) -> str:
+        return self._models[role]
+
+    async def aclose(self) -> None:
+        return None
+
+    async def stream(
+        self,
+        *,
+        system: str,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] = (),
+        tool_executor: ToolExecutor | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        model_role: ModelRole = "main",
+        sources: Sequence[SourceItem] = (),
+    ) -> AsyncIterator[StreamEvent]:
+        question = next((t.content for t in reversed(messages) if t.role == "user"), "")
+        remember = _REMEMBER.match(question)
+        offered = {spec.name for spec in tools}
+        if remember and tool_executor is not None and MEMORY_ADD.name in offered:
+            statement = " ".join(remember.group("statement").split())
+            call = ToolCall(
+                id="offline_call_1", name=MEMORY_ADD.name, input={"statement": statement}
+            )
+            yield call
+            result = await run_tool_call(call, available=offered, executor=tool_executor)
+            yield result
+            text = _remembered_reply(statement, result)
+        else:
+            text = compose_offline_reply(question, sources, max_sources=self._max_sources)
+
+        pieces = _PIECE.findall(text)
+        for piece in pieces:
+            await asyncio.sleep(self._word_delay)  # also lets other tasks run and cancel us
+            yield TextDelta(piece)
+        words_in = len(system.split()) + sum(len(t.content.split()) for t in messages)
+        yield StreamDone(
+            stop_reason="end_turn",
+            usage=Usage(input_tokens=words_in, output_tokens=len(pieces)),
+            model=self.model_name(model_role),
+        )
+
+    async def complete(
+        self,
+        *,
+        system: str,
+        prompt: str,
+        task: CompletionTask = "other",
+        max_tokens: int = 1024,
+        model_role: ModelRole = "cheap",
+    ) -> str:
+        """Distillation: the non-referenced memory lines as compact bullets; alignment:
+        a pass (the answer stays unchanged); extraction: nothing found; other: empty."""
+        if task == "distill":
+            return distill_memory_lines(prompt)
+        if task == "align":
+            return json.dumps({"pass": True, "issues": []})
+        if task == "extract":
+            return "[]"
+        return ""
+
+
+def compose_offline_reply(
+    question: str, sources: Sequence[SourceItem], *, max_sources: int = 5
+) -> str:
+    """A short, cited answer built only from the turn's sources."""
+    asked = " ".join(question.split())
+    if len(asked) > 160:
+        asked = asked[:159].rstrip() + "…"
+    if not sources:
+        understood = f"I understood your message as: “{asked}”." if asked else ""
+        return (
+            f"{OFFLINE_NOTICE}, so I can't write a full answer. {understood} "
+            "Nothing in your saved memory or files matched it yet; "
+            "add knowledge on the Knowledge page or say “remember that …”."
+        ).replace("  ", " ")
+    terms = _terms(asked)
+    ranked = sorted(sources, key=lambda item: (-_overlap(terms, item), item.number))
+    chosen = ranked[:max_sources]
+    lines = [f"- {_describe(item)} [{item.number}]" for item in chosen]
+    intro = f"{OFFLINE_NOTICE}, so here is what your memory holds"
+    intro += f" for “{asked}”:" if asked else ":"
+    more = len(sources) - len(chosen)
+    outro = [f"\n({more} more source{'s' if more != 1 else ''} not shown.)"] if more > 0 else []
+    return "\n".join([intro, "", *lines, *outro])
+
+
+def distill_memory_lines(prompt: str) -> str:
+    """`- statement (#N) [k]` for every non-referenced memory line found in `prompt`."""
+    bullets: list[str] = []
+    for match in _MEMORY_LINE.finditer(prompt):
+        if match.group("label").strip().upper().startswith("REFERENCED"):
+            continue  # re-injected verbatim by the pipeline
+        rest = match.group("rest")
+        source = re.search(r" — source \[(\d+)\]\s*$", rest)
+        statement = rest[: source.start()] if source else rest
+        statement = re.sub(r" \(answers: [^()]*\)\s*$", "", statement).strip()
+        cite = f" [{source.group(1)}]" if source else ""
+        bullets.append(f"- {statement} (#{match.group('number')}){cite}")
+    return "\n".join(bullets)
+
+
+def _remembered_reply(statement: str, result: ToolResult) -> str:
+    if result.is_error:
+        return f"{OFFLINE_NOTICE}. I could not save that to your memory: {result.content}"
+    return f"Noted. I saved this to your memory: “{statement}”. {result.content}".strip()
+
+
+def _describe(item: SourceItem) -> str:
+    excerpt = " ".join(item.excerpt.split())
+    if len(excerpt) > _EXCERPT_CHARS:
+        excerpt = excerpt[: _EXCERPT_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    title = " ".join(item.title.split())
+    if item.kind == "claim" or not title:
+        return excerpt or title
+    if item.kind == "fact":
+        return f"{title}: {excerpt}"
+    return f"{title}: “{excerpt}”"
+
+
+def _terms(text: str) -> set[str]:
+    words = (w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOPWORDS)
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words}  # "workouts"
+
+
+def _overlap(terms: set[str], item: SourceItem) -> int:
+    return len(terms & _terms(f"{item.title} {item.excerpt}"))

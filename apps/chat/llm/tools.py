@@ -1,0 +1,227 @@
+"""The memory tools Claude may call (DESIGN §7 step 9): schemas and typed inputs.
+
+Only the contract lives here. The executor that touches the database belongs to the reply
+pipeline: it receives a `ToolCall`, turns `call.input` into one of the typed inputs below
+with `parse_tool_input` (a `ToolInputError` becomes an `is_error` result the model can
+correct), does the work for the requesting user, registers what it found in the turn's
+source registry and answers with a `ToolResult` naming those sources by `[N]`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from apps.chat.llm.types import ToolCall, ToolSpec
+
+CLAIM_TYPES = (
+    "fact",
+    "preference",
+    "decision",
+    "goal",
+    "task",
+    "shopping_item",
+    "relationship",
+    "belief",
+    "observation",
+    "other",
+)
+UPDATE_ACTIONS = ("complete", "tick_off", "retract", "edit")
+UpdateAction: TypeAlias = Literal["complete", "tick_off", "retract", "edit"]
+MAX_STATEMENT_CHARS = 1000
+
+
+class ToolInputError(ValueError):
+    """The model's input does not fit the tool; the message is meant for the model."""
+
+
+MEMORY_ADD = ToolSpec(
+    name="memory_add",
+    description=(
+        "Save one atomic memory about the user: something they asked you to remember or "
+        "a durable fact, preference, decision, goal, task or shopping item they stated. "
+        "One statement per call, written in the first person as the user would say it "
+        '("I prefer morning workouts"). Do not save what is already in memory.'
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "statement": {"type": "string", "maxLength": MAX_STATEMENT_CHARS},
+            "claim_types": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(CLAIM_TYPES)},
+                "description": "One or more types; the first is the primary one.",
+            },
+            "possible_questions": {
+                "type": "array",
+                "items": {"type": "string"},
+                "maxItems": 5,
+                "description": "Self-contained questions this memory answers.",
+            },
+        },
+        "required": ["statement"],
+    },
+)
+
+MEMORY_UPDATE = ToolSpec(
+    name="memory_update",
+    description=(
+        "Change an existing memory by its claim number (the #N on its memory line): "
+        "'complete' a goal or task, 'tick_off' a shopping item that was bought, "
+        "'retract' a memory that is no longer true, or 'edit' it with a corrected "
+        "statement (the old version is kept as history)."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "claim_number": {"type": "integer", "minimum": 1},
+            "action": {"type": "string", "enum": list(UPDATE_ACTIONS)},
+            "statement": {
+                "type": "string",
+                "maxLength": MAX_STATEMENT_CHARS,
+                "description": "The corrected statement; required for 'edit'.",
+            },
+            "note": {"type": "string", "description": "Why, in a few words (optional)."},
+        },
+        "required": ["claim_number", "action"],
+    },
+)
+
+MEMORY_SEARCH = ToolSpec(
+    name="memory_search",
+    description=(
+        "Search the user's memories, facts, files and past chats when what you were given "
+        "does not answer the question. Results come back numbered [N] for citing."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "What to look for, in plain words."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5},
+        },
+        "required": ["query"],
+    },
+)
+
+READ_DOCUMENT = ToolSpec(
+    name="read_document",
+    description=(
+        "Read more of a document or past chat that a source points at. Give the source "
+        "number [N] of one of its chunks, or a document id from a search result."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "source_number": {"type": "integer", "minimum": 1},
+            "document_id": {"type": "string"},
+            "offset": {"type": "integer", "minimum": 0, "default": 0},
+        },
+    },
+)
+
+MEMORY_TOOLS: tuple[ToolSpec, ...] = (MEMORY_ADD, MEMORY_UPDATE, MEMORY_SEARCH, READ_DOCUMENT)
+
+
+@dataclass(frozen=True)
+class MemoryAddInput:
+    statement: str
+    claim_types: tuple[str, ...] = ("fact",)
+    possible_questions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MemoryUpdateInput:
+    claim_number: int
+    action: UpdateAction
+    statement: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class MemorySearchInput:
+    query: str
+    limit: int = 5
+
+
+@dataclass(frozen=True)
+class ReadDocumentInput:
+    source_number: int | None = None
+    document_id: str | None = None
+    offset: int = 0
+
+
+ToolInput: TypeAlias = MemoryAddInput | MemoryUpdateInput | MemorySearchInput | ReadDocumentInput
+
+
+def parse_tool_input(call: ToolCall) -> ToolInput:
+    """Validate a call's input into its typed form, or raise `ToolInputError`."""
+    data = call.input
+    if call.name == MEMORY_ADD.name:
+        types = _strings(data, "claim_types") or ("fact",)
+        unknown = [t for t in types if t not in CLAIM_TYPES]
+        if unknown:
+            raise ToolInputError(f"Unknown claim type(s): {', '.join(unknown)}.")
+        return MemoryAddInput(
+            statement=_text(data, "statement", required=True, max_chars=MAX_STATEMENT_CHARS),
+            claim_types=types,
+            possible_questions=_strings(data, "possible_questions")[:5],
+        )
+    if call.name == MEMORY_UPDATE.name:
+        action = _text(data, "action", required=True)
+        if action not in UPDATE_ACTIONS:
+            raise ToolInputError(f"action must be one of {', '.join(UPDATE_ACTIONS)}.")
+        statement = _text(data, "statement", max_chars=MAX_STATEMENT_CHARS) or None
+        if action == "edit" and statement is None:
+            raise ToolInputError("'edit' needs the corrected statement.")
+        return MemoryUpdateInput(
+            claim_number=_integer(data, "claim_number", minimum=1),
+            action=action,  # type: ignore[arg-type]  # checked against UPDATE_ACTIONS
+            statement=statement,
+            note=_text(data, "note"),
+        )
+    if call.name == MEMORY_SEARCH.name:
+        limit = _integer(data, "limit", minimum=1) if "limit" in data else 5
+        return MemorySearchInput(query=_text(data, "query", required=True), limit=min(limit, 20))
+    if call.name == READ_DOCUMENT.name:
+        source = _integer(data, "source_number", minimum=1) if "source_number" in data else None
+        document_id = _text(data, "document_id") or None
+        if (source is None) == (document_id is None):
+            raise ToolInputError("Give exactly one of source_number or document_id.")
+        offset = _integer(data, "offset", minimum=0) if "offset" in data else 0
+        return ReadDocumentInput(source_number=source, document_id=document_id, offset=offset)
+    raise ToolInputError(f"Unknown tool {call.name!r}.")
+
+
+def _text(
+    data: Mapping[str, object], key: str, *, required: bool = False, max_chars: int = 0
+) -> str:
+    value = data.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ToolInputError(f"{key} must be a non-empty string.")
+    value = value.strip()
+    if max_chars and len(value) > max_chars:
+        raise ToolInputError(f"{key} is longer than {max_chars} characters.")
+    return value
+
+
+def _integer(data: Mapping[str, object], key: str, *, minimum: int) -> int:
+    value = data.get(key)
+    if isinstance(value, str) and value.strip().lstrip("#").isdigit():
+        value = int(value.strip().lstrip("#"))  # "#42" or "42" from a sloppy call
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ToolInputError(f"{key} must be an integer ≥ {minimum}.")
+    return value
+
+
+def _strings(data: Mapping[str, object], key: str) -> tuple[str, ...]:
+    value = data.get(key)
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
+        raise ToolInputError(f"{key} must be a list of strings.")
+    return tuple(v.strip() for v in value if isinstance(v, str) and v.strip())

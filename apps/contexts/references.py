@@ -1,0 +1,206 @@
+"""Resolving ``@references``: one identifier to the claims it stands for (DESIGN §5).
+
+Order for one identifier: ``claim_N`` → claim friendly ID → context friendly ID (the whole
+subtree) → entity → tag (with its child tags) → domain → context name → not found. A
+missing reference is a result carrying a message for the user, never an exception.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from django.db.models import QuerySet
+
+from apps.claims.models import USABLE_STATUSES, Claim, Domain, Entity, Tag
+from apps.claims.selectors import claims_for_domain, claims_for_entity, claims_for_tag
+
+from .models import Context
+from .reference_parser import ParsedReference, parse_references
+from .selectors import ResolvedClaim, context_find, context_find_by_name, context_resolve_claims
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+ResolutionKind = Literal["claim", "context", "entity", "tag", "domain", "not_found"]
+_CLAIM_NUMBER = re.compile(r"^claim_(\d{1,18})$", re.IGNORECASE)
+_LEAN_FIELDS = (
+    "id",
+    "number",
+    "friendly_id",
+    "statement",
+    "claim_types",
+    "status",
+    "possible_questions",
+    "pinned",
+)
+MAX_IDENTIFIER_LENGTH = 128
+MAX_LABEL_CLAIMS = 500
+_IDENTIFIER = re.compile(rf"^[A-Za-z][A-Za-z0-9_-]{{0,{MAX_IDENTIFIER_LENGTH - 1}}}$")
+
+
+@dataclass(frozen=True)
+class ReferenceResolution:
+    identifier: str
+    kind: ResolutionKind
+    label: str
+    claims: tuple[ResolvedClaim, ...] = ()
+    object_id: uuid.UUID | None = None
+    title: str = ""
+    message: str = ""
+    span: tuple[int, int] | None = field(default=None, compare=False)
+
+    @property
+    def found(self) -> bool:
+        return self.kind != "not_found"
+
+
+def _lean(claims: QuerySet[Claim]) -> tuple[ResolvedClaim, ...]:
+    # A domain or a broad tag can hold thousands of claims, more than any prompt can use:
+    # the newest MAX_LABEL_CLAIMS come back (a context resolves whole; DESIGN §4).
+    rows = claims.values_list(*_LEAN_FIELDS)[:MAX_LABEL_CLAIMS]
+    return tuple(ResolvedClaim(*row) for row in rows)
+
+
+def _not_found(identifier: str, message: str | None = None) -> ReferenceResolution:
+    return ReferenceResolution(
+        identifier=identifier,
+        kind="not_found",
+        label=f"@{identifier}",
+        message=message or f"Nothing in your memory is called @{identifier}.",
+    )
+
+
+def resolve_reference(user: User, identifier: str) -> ReferenceResolution:
+    """Resolve one identifier (without the ``@``) for ``user`` only."""
+    identifier = (identifier or "").strip().lstrip("@")
+    if not _IDENTIFIER.match(identifier):
+        # Control characters, SQL or regex syntax never reach a query: not an identifier.
+        printable = "".join(ch for ch in identifier[:40] if ch.isprintable())
+        return _not_found(printable, "That is not a reference Cairn can look up.")
+    label = f"REFERENCED @{identifier}"
+
+    number = _CLAIM_NUMBER.match(identifier)
+    if number:
+        claim = Claim.objects.filter(user=user, number=int(number.group(1))).first()
+        if claim is None:
+            return _not_found(identifier, f"You have no claim #{number.group(1)}.")
+        return _claim_result(identifier, label, claim)
+
+    key = identifier.lower()
+    claim = Claim.objects.filter(user=user, friendly_id=key).first()
+    if claim is not None:
+        return _claim_result(identifier, label, claim)
+
+    context = context_find(user=user, friendly_id=key)
+    if context is not None:
+        return _context_result(user, identifier, label, context)
+
+    entity = Entity.objects.filter(user=user, friendly_id=key).first()
+    if entity is not None:
+        return ReferenceResolution(
+            identifier=identifier,
+            kind="entity",
+            label=label,
+            object_id=entity.id,
+            title=entity.name,
+            claims=_lean(claims_for_entity(user=user, entity=entity)),
+        )
+
+    tag = Tag.objects.filter(user=user, friendly_id=key).first()
+    if tag is not None:
+        return ReferenceResolution(
+            identifier=identifier,
+            kind="tag",
+            label=label,
+            object_id=tag.id,
+            title=tag.name,
+            claims=_lean(claims_for_tag(user=user, tag=tag)),
+        )
+
+    if key.endswith("_domain") and key.removesuffix("_domain") in Domain.values:
+        domain = key.removesuffix("_domain")
+        return ReferenceResolution(
+            identifier=identifier,
+            kind="domain",
+            label=label,
+            title=Domain(domain).label,
+            claims=_lean(claims_for_domain(user=user, domain=domain)),
+        )
+
+    context = context_find_by_name(user=user, name=identifier)
+    if context is not None:
+        return _context_result(user, identifier, label, context)
+    return _not_found(identifier)
+
+
+def resolve_uuid_reference(user: User, claim_id: str) -> ReferenceResolution:
+    """``@memory:<uuid>``: a claim by its UUID, labelled as a plain reference."""
+    try:
+        claim = Claim.objects.filter(user=user, id=uuid.UUID(claim_id)).first()
+    except ValueError:
+        claim = None
+    if claim is None:
+        return _not_found(f"memory:{claim_id}", "No memory with that id.")
+    return _claim_result(f"memory:{claim_id}", "REFERENCED", claim)
+
+
+def _claim_result(identifier: str, label: str, claim: Claim) -> ReferenceResolution:
+    """A retracted, superseded or pending claim resolves (the user named it) but brings no
+    claim into the answer, which uses only active and contested ones; the message says so."""
+    usable = claim.status in USABLE_STATUSES
+    message = "" if usable else f"#{claim.number} is {claim.get_status_display().lower()}."
+    claims = (
+        (
+            ResolvedClaim(
+                claim.id,
+                claim.number,
+                claim.friendly_id,
+                claim.statement,
+                claim.claim_types,
+                claim.status,
+                claim.possible_questions,
+                claim.pinned,
+            ),
+        )
+        if usable
+        else ()
+    )
+    return ReferenceResolution(
+        identifier=identifier,
+        kind="claim",
+        label=label,
+        object_id=claim.id,
+        title=f"#{claim.number}",
+        claims=claims,
+        message=message,
+    )
+
+
+def _context_result(
+    user: User, identifier: str, label: str, context: Context
+) -> ReferenceResolution:
+    return ReferenceResolution(
+        identifier=identifier,
+        kind="context",
+        label=label,
+        object_id=context.id,
+        title=context.name,
+        claims=tuple(context_resolve_claims(user=user, context=context)),
+    )
+
+
+def resolve_parsed(user: User, reference: ParsedReference) -> ReferenceResolution:
+    if reference.kind == "uuid":
+        result = resolve_uuid_reference(user, reference.identifier)
+    else:
+        result = resolve_reference(user, reference.identifier)
+    return ReferenceResolution(**{**result.__dict__, "span": (reference.start, reference.end)})
+
+
+def resolve_message(user: User, text: str) -> tuple[str, list[ReferenceResolution]]:
+    """Parse a whole message and resolve each reference in order: (clean text, results)."""
+    parsed = parse_references(text)
+    return parsed.clean_text, [resolve_parsed(user, ref) for ref in parsed.references]

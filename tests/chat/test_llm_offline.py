@@ -1,0 +1,175 @@
+"""The offline provider: deterministic, cited answers from the turn's sources."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+
+from apps.chat.citations import SourceRegistry
+from apps.chat.llm import (
+    ChatTurn,
+    OfflineProvider,
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolResult,
+)
+from apps.chat.llm.tools import MEMORY_TOOLS
+
+
+async def collect(events: AsyncIterator[StreamEvent]) -> list[StreamEvent]:
+    return [event async for event in events]
+
+
+def text_of(events: list[StreamEvent]) -> str:
+    return "".join(event.text for event in events if isinstance(event, TextDelta))
+
+
+def ask(question: str) -> list[ChatTurn]:
+    return [
+        ChatTurn(role="user", content="Hi"),
+        ChatTurn(role="assistant", content="Hello!"),
+        ChatTurn(role="user", content=question),
+    ]
+
+
+def workout_registry() -> SourceRegistry:
+    registry = SourceRegistry()
+    registry.register("claim", "c-1", "#7", "My timezone is Europe/Paris")
+    registry.register("claim", "c-2", "#42", "I prefer morning workouts before 8am", 0.82)
+    registry.register("fact", "f-1", "user.gym.name", "Blue Fitness")
+    registry.register("chunk", "k-1", "training-plan.md", "Week 1: three morning runs of 5 km", 0.4)
+    return registry
+
+
+@pytest.mark.asyncio
+async def test_without_sources_it_says_it_is_offline_and_echoes_the_question() -> None:
+    events = await collect(
+        OfflineProvider().stream(system="S", messages=ask("What is my favourite colour?"))
+    )
+
+    text = text_of(events)
+    assert "running offline" in text
+    assert "no Anthropic API key" in text
+    assert "“What is my favourite colour?”" in text
+    assert "[1]" not in text  # nothing to cite
+    done = events[-1]
+    assert isinstance(done, StreamDone)
+    assert (done.stop_reason, done.model) == ("end_turn", "offline")
+
+
+@pytest.mark.asyncio
+async def test_it_streams_word_by_word() -> None:
+    registry = workout_registry()
+    events = await collect(
+        OfflineProvider().stream(
+            system="S", messages=ask("When do I work out?"), sources=registry.items()
+        )
+    )
+
+    deltas = [event for event in events if isinstance(event, TextDelta)]
+    assert len(deltas) > 10
+    assert all(len(delta.text.split()) == 1 for delta in deltas)
+    assert isinstance(events[-1], StreamDone)
+    assert events[-1].usage.output_tokens == len(deltas)
+
+
+@pytest.mark.asyncio
+async def test_it_answers_from_the_sources_most_relevant_first_with_citations() -> None:
+    registry = workout_registry()
+    events = await collect(
+        OfflineProvider().stream(
+            system="S",
+            messages=ask("When do I like my morning workouts?"),
+            sources=registry.items(),
+        )
+    )
+
+    text = text_of(events)
+    bullets = [line for line in text.splitlines() if line.startswith("- ")]
+    assert bullets[0] == "- I prefer morning workouts before 8am [2]"
+    assert "- user.gym.name: Blue Fitness [3]" in bullets
+    assert "- training-plan.md: “Week 1: three morning runs of 5 km” [4]" in bullets
+    assert registry.citations_in(text) == {1, 2, 3, 4}
+    assert registry.invalid_citations_in(text) == set()
+    assert "[1] #7 · claim" in registry.footer(text)
+
+
+@pytest.mark.asyncio
+async def test_it_is_deterministic_and_shows_at_most_max_sources() -> None:
+    registry = SourceRegistry()
+    for n in range(8):
+        registry.register("claim", f"c-{n}", f"#{n}", f"Memory number {n} about tea")
+    provider = OfflineProvider(max_sources=3)
+
+    first = text_of(
+        await collect(provider.stream(system="S", messages=ask("tea?"), sources=registry.items()))
+    )
+    again = text_of(
+        await collect(provider.stream(system="S", messages=ask("tea?"), sources=registry.items()))
+    )
+
+    assert first == again
+    assert len(registry.citations_in(first)) == 3
+    assert "(5 more sources not shown.)" in first
+
+
+@pytest.mark.asyncio
+async def test_remember_that_calls_memory_add_when_the_tool_is_offered() -> None:
+    calls: list[ToolCall] = []
+
+    async def executor(call: ToolCall) -> ToolResult:
+        calls.append(call)
+        return ToolResult(call.id, "Saved as #43.")
+
+    events = await collect(
+        OfflineProvider().stream(
+            system="S",
+            messages=ask("Remember that my sister's birthday is on 3 May"),
+            tools=MEMORY_TOOLS,
+            tool_executor=executor,
+        )
+    )
+
+    call = ToolCall(
+        id="offline_call_1",
+        name="memory_add",
+        input={"statement": "my sister's birthday is on 3 May"},
+    )
+    assert calls == [call]
+    assert events[:2] == [call, ToolResult("offline_call_1", "Saved as #43.")]
+    assert text_of(events) == (
+        "Noted. I saved this to your memory: “my sister's birthday is on 3 May”. Saved as #43."
+    )
+
+
+@pytest.mark.asyncio
+async def test_remember_that_without_tools_is_answered_like_any_message() -> None:
+    events = await collect(
+        OfflineProvider().stream(system="S", messages=ask("Remember that I like tea"))
+    )
+
+    assert not any(isinstance(event, ToolCall | ToolResult) for event in events)
+    assert "running offline" in text_of(events)
+
+
+@pytest.mark.asyncio
+async def test_complete_answers_the_cheap_tasks_without_a_network() -> None:
+    provider = OfflineProvider()
+    prompt = (
+        "<memory>\n"
+        "- [REFERENCED @ssdva] [fact] #3 Working on project Alpha — source [1]\n"
+        "- [AUTO] [fact] #12 I work in tech (answers: What do I do?) — source [2]\n"
+        "- [GLOBAL PINNED] [preference, fact] #5 I like detailed explanations\n"
+        "</memory>"
+    )
+
+    digest = await provider.complete(system="S", prompt=prompt, task="distill")
+    verdict = await provider.complete(system="S", prompt="anything", task="align")
+
+    assert digest == "- I work in tech (#12) [2]\n- I like detailed explanations (#5)"
+    assert json.loads(verdict) == {"pass": True, "issues": []}
+    assert await provider.complete(system="S", prompt="x", task="extract") == "[]"

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from apps.accounts.models import User
+from apps.claims.services import claim_create, entity_create, tag_create
+from apps.contexts.autocomplete import normalise_query, reference_suggestions
+from apps.contexts.services import context_create
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def memory(user: User) -> None:
+    claim_create(user=user, statement="I prefer morning workouts", friendly_id="prefer_morning")
+    claim_create(user=user, statement="Project Alpha ships in May", friendly_id="alpha_ships")
+    context_create(user=user, name="Project Alpha", friendly_id="alpha_context")
+    entity_create(
+        user=user, name="Alpha Corp", entity_type="organisation", friendly_id="alpha_corp_entity"
+    )
+    tag_create(user=user, name="Alpha", friendly_id="alpha_tag")
+
+
+def test_prefix_matches_come_first_across_kinds(user: User, memory: None) -> None:
+    found = reference_suggestions(user=user, query="alpha")
+
+    kinds = {s.kind for s in found if s.friendly_id.startswith("alpha")}
+    assert kinds == {"claim", "context", "entity", "tag"}
+    assert all(s.tier == 0 for s in found[:4])
+
+
+def test_claims_insert_their_unambiguous_number(user: User, memory: None) -> None:
+    found = reference_suggestions(user=user, query="prefer")
+
+    assert found[0].insert == "claim_1"
+    assert found[0].preview == "I prefer morning workouts"
+
+
+def test_numbers_statement_words_domains_and_typos(user: User, memory: None) -> None:
+    assert reference_suggestions(user=user, query="#2")[0].friendly_id == "alpha_ships"
+    assert any(
+        s.friendly_id == "prefer_morning" for s in reference_suggestions(user=user, query="workout")
+    )
+    assert reference_suggestions(user=user, query="heal")[0].friendly_id == "health_domain"
+    assert any(
+        s.friendly_id == "prefer_morning"
+        for s in reference_suggestions(user=user, query="prefr_mornin")
+    )
+
+
+def test_another_users_memory_never_appears(user: User, other_user: User, memory: None) -> None:
+    assert reference_suggestions(user=other_user, query="alpha") == []
+
+
+@pytest.mark.parametrize(
+    "query", ["", "   ", "x" * 10_000, "\x00\x01\x1b[31m", "%_%", "'; --", ".*(+?[", "\\", "日本"]
+)
+def test_hostile_queries_give_sensible_results(user: User, memory: None, query: str) -> None:
+    suggestions = reference_suggestions(user=user, query=query)
+
+    assert len(suggestions) <= 10
+    assert len(normalise_query(query)) <= 60
+
+
+def test_the_ui_endpoint_needs_a_session_and_answers_json(
+    client: Client, user: User, memory: None
+) -> None:
+    assert client.get("/api/ui/references", {"q": "alpha"}).status_code == 401
+    client.force_login(user)
+
+    response = client.get("/api/ui/references", {"q": "alpha"})
+
+    assert response.status_code == 200
+    first = response.json()[0]
+    assert set(first) == {"kind", "friendly_id", "insert", "label", "preview"}
+    preview = client.get("/api/ui/references/preview", {"ref": "alpha_context"}).json()
+    assert (preview["kind"], preview["found"]) == ("context", True)
+    assert client.get("/api/ui/references", {"q": "x" * 10_000}).status_code == 200
