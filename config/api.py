@@ -18,6 +18,7 @@ from apps.claims.api import (
     TagViewSet,
 )
 from apps.contexts.api import ContextViewSet
+from apps.contexts.ui_api import router as contexts_ui_router
 from apps.projects.api import ProjectViewSet
 
 router = DefaultRouter()
@@ -46,3 +47,4 @@ ui_api = NinjaAPI(
     docs_url=None,
 )
 ui_api.add_router("/", accounts_ui_router)
+ui_api.add_router("/", contexts_ui_router)

@@ -205,7 +205,11 @@ def generate_friendly_id(text: str, *, kind: str = "claim", suffix: str | None =
         words.insert(0, "n")
     budget = MAX_LENGTH - len(kind_suffix) - len(random_part) - 1
     stem = "_".join(words)[:budget].rstrip("_")
-    return f"{stem}_{random_part}{kind_suffix}"
+    candidate = f"{stem}_{random_part}{kind_suffix}"
+    if validate_friendly_id(candidate, kind=kind) is not None:
+        # e.g. "Claim" → "claim_1234", which would read as claim number 1234.
+        candidate = f"{stem[: budget - 5]}_note_{random_part}{kind_suffix}"
+    return candidate
 
 
 def validate_friendly_id(value: str, *, kind: str = "claim") -> str | None:

@@ -83,7 +83,7 @@ def test_a_wrong_password_does_not_log_in(client: Client, user: User) -> None:
     "name",
     [
         "chat:home",
-        "chat:knowledge",
+        "knowledge:home",
         "accounts:settings",
         "accounts:tokens",
         "accounts:password_change",

@@ -78,3 +78,11 @@ def test_invalid_chosen_ids_are_refused_with_a_reason(value: str) -> None:
 
 def test_a_context_may_choose_a_short_id() -> None:
     assert validate_friendly_id("ssdva", kind="context") is None
+
+
+@pytest.mark.parametrize("suffix", ["1234", "0000", "9a9a"])
+def test_a_generated_id_never_reads_as_a_claim_number(suffix: str) -> None:
+    friendly_id = generate_friendly_id("Claim", suffix=suffix)
+
+    assert validate_friendly_id(friendly_id) is None
+    assert not re.fullmatch(r"claim_\d+", friendly_id)

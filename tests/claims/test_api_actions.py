@@ -1,0 +1,99 @@
+"""``/api/v1/claims/{key}/…`` actions: supersede, retract, pin, unpin, review."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from apps.accounts.models import User
+from apps.claims.models import Claim
+from apps.contexts.models import ContextClaim
+from tests.knowledge_factories import ClaimFactory, ContextFactory, TagFactory
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/v1/claims/"
+
+
+def post(client: APIClient, url: str, data: dict[str, Any] | None = None) -> Any:
+    return client.post(url, data or {}, format="json")
+
+
+def test_supersede_creates_the_new_claim_and_links_both(token_client: APIClient,
+                                                        user: User) -> None:
+    old = ClaimFactory(user=user, statement="I work at Acme", domains=["work"])
+    context = ContextFactory(user=user, claims=[old])
+    tag = TagFactory(user=user, claims=[old])
+
+    response = post(token_client, f"{URL}{old.number}/supersede/",
+                    {"statement": "I work at Globex", "confidence": 0.9})
+
+    assert response.status_code == 201
+    new = response.json()
+    assert (new["number"], new["statement"], new["origin"]) == (2, "I work at Globex", "api")
+    assert new["supersedes"] == {"id": str(old.id), "number": 1}
+    assert (new["domains"], new["confidence"]) == (["work"], 0.9)
+    assert new["contexts"] == [str(context.id)]
+    assert new["tags"] == [str(tag.id)]
+    old_body = token_client.get(f"{URL}1/").json()
+    assert old_body["status"] == "superseded"
+    assert old_body["superseded_by"] == {"id": new["id"], "number": 2}
+    assert old_body["contexts"] == [str(context.id)]  # the old claim keeps its history
+
+
+@pytest.mark.parametrize("data", [{"statement": ""}, {"statement": "ok", "domains": ["x"]}])
+def test_bad_supersede_writes_nothing(token_client: APIClient, user: User,
+                                      data: dict[str, Any]) -> None:
+    old = ClaimFactory(user=user, statement="I work at Acme")
+    ContextFactory(user=user, claims=[old])
+
+    response = post(token_client, f"{URL}{old.number}/supersede/", data)
+
+    assert response.status_code == 400
+    old.refresh_from_db()
+    assert old.status == "active"
+    assert Claim.objects.count() == 1
+    assert ContextClaim.objects.count() == 1
+
+
+def test_superseding_twice_is_refused(token_client: APIClient, user: User) -> None:
+    old = ClaimFactory(user=user)
+    post(token_client, f"{URL}{old.number}/supersede/", {"statement": "Second"})
+
+    response = post(token_client, f"{URL}{old.number}/supersede/", {"statement": "Third"})
+
+    assert response.status_code == 400
+    assert "status" in response.json()
+    assert Claim.objects.count() == 2
+
+
+def test_retract_pin_unpin_delete(token_client: APIClient, user: User) -> None:
+    claim = ClaimFactory(user=user)
+    url = f"{URL}{claim.friendly_id}/"
+
+    assert post(token_client, f"{url}pin/").json()["pinned"] is True
+    assert post(token_client, f"{url}unpin/").json()["pinned"] is False
+    post(token_client, f"{url}pin/")
+    retracted = post(token_client, f"{url}retract/").json()
+    assert (retracted["status"], retracted["pinned"]) == ("retracted", False)
+    assert token_client.delete(url).status_code == 204
+    assert not Claim.objects.exists()
+
+
+def test_review_approves_or_deletes_a_pending_claim(token_client: APIClient, user: User) -> None:
+    keep = ClaimFactory(user=user, status="pending")
+    drop = ClaimFactory(user=user, status="pending")
+
+    approved = post(token_client, f"{URL}{keep.number}/review/", {"approve": True})
+    rejected = post(token_client, f"{URL}{drop.number}/review/", {"approve": False})
+    again = post(token_client, f"{URL}{keep.number}/review/", {"approve": True})
+    missing = post(token_client, f"{URL}{keep.number}/review/", {})
+
+    assert (approved.status_code, approved.json()["status"]) == (200, "active")
+    assert rejected.status_code == 204
+    assert list(Claim.objects.values_list("number", flat=True)) == [keep.number]
+    assert (again.status_code, missing.status_code) == (400, 400)
+    assert "status" in again.json()
+    assert "approve" in missing.json()
