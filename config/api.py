@@ -18,6 +18,7 @@ from apps.claims.api import (
     TagViewSet,
 )
 from apps.contexts.api import ContextViewSet
+from apps.contexts.reference_api import MessageResolveApi, ReferenceResolveApi
 from apps.contexts.ui_api import router as contexts_ui_router
 from apps.projects.api import ProjectViewSet
 
@@ -35,6 +36,9 @@ api_v1_urls: list[URLPattern | URLResolver] = [
     path("redoc/", SpectacularRedocView.as_view(url_name="api-v1:schema"), name="redoc"),
     path("knowledge/export/", KnowledgeExportApi.as_view(), name="knowledge-export"),
     path("knowledge/import/", KnowledgeImportApi.as_view(), name="knowledge-import"),
+    path("references/resolve/", ReferenceResolveApi.as_view(), name="reference-resolve"),
+    path("references/resolve-message/", MessageResolveApi.as_view(),
+         name="reference-resolve-message"),
     path("", include(router.urls)),
 ]
 

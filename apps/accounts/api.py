@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -20,11 +20,13 @@ class TokenObtainApi(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "token_obtain"
 
+    @extend_schema_serializer(component_name="TokenObtainInput")
     class InputSerializer(serializers.Serializer):
         email = serializers.EmailField()
         password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
         name = serializers.CharField(max_length=100, required=False, default="API token")
 
+    @extend_schema_serializer(component_name="TokenObtainOutput")
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField()
         name = serializers.CharField()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -65,9 +65,11 @@ class ReferenceResolveApi(APIView):
 
 
 class MessageResolveApi(APIView):
+    @extend_schema_serializer(component_name="MessageResolveInput")
     class InputSerializer(serializers.Serializer):
         text = serializers.CharField(max_length=MAX_MESSAGE_LENGTH, trim_whitespace=False)
 
+    @extend_schema_serializer(component_name="MessageResolveOutput")
     class OutputSerializer(serializers.Serializer):
         clean_text = serializers.CharField(allow_blank=True)
         references = ResolutionSerializer(many=True)
