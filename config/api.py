@@ -10,6 +10,8 @@ from rest_framework.routers import DefaultRouter
 
 from apps.accounts.api import TokenObtainApi
 from apps.accounts.ui_api import router as accounts_ui_router
+from apps.chat.api import ConversationViewSet
+from apps.chat.ui_api import router as chat_ui_router
 from apps.claims.api import (
     ClaimViewSet,
     EntityViewSet,
@@ -20,6 +22,7 @@ from apps.claims.api import (
 from apps.contexts.api import ContextViewSet
 from apps.contexts.reference_api import MessageResolveApi, ReferenceResolveApi
 from apps.contexts.ui_api import router as contexts_ui_router
+from apps.facts.api import ProjectFactViewSet
 from apps.projects.api import ProjectViewSet
 
 router = DefaultRouter()
@@ -28,6 +31,10 @@ router.register("claims", ClaimViewSet, basename="claim")
 router.register("contexts", ContextViewSet, basename="context")
 router.register("entities", EntityViewSet, basename="entity")
 router.register("tags", TagViewSet, basename="tag")
+router.register(
+    r"projects/(?P<project_id>[^/.]+)/facts", ProjectFactViewSet, basename="project-fact"
+)
+router.register("conversations", ConversationViewSet, basename="conversation")
 
 api_v1_urls: list[URLPattern | URLResolver] = [
     path("auth/token/", TokenObtainApi.as_view(), name="token-obtain"),
@@ -52,3 +59,4 @@ ui_api = NinjaAPI(
 )
 ui_api.add_router("/", accounts_ui_router)
 ui_api.add_router("/", contexts_ui_router)
+ui_api.add_router("/", chat_ui_router)

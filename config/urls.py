@@ -12,6 +12,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/", include("apps.accounts.urls")),
     path("knowledge/", include("apps.claims.urls")),
+    path("facts/", include("apps.facts.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include((api_v1_urls, "api-v1"))),
     path("api/ui/", ui_api.urls),

@@ -5,11 +5,6 @@ from django.shortcuts import render
 
 SECTIONS = {
     "files": ("Files", "Upload files into a project and Cairn will index them for search."),
-    "facts": (
-        "Facts",
-        "Facts you state in chat — ranked lists, e-mail addresses, dates — "
-        "are kept current per project, with history.",
-    ),
 }
 
 

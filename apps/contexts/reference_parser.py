@@ -75,7 +75,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -147,8 +147,13 @@ class ParsedMessage:
     references: tuple[ParsedReference, ...]
 
 
-def parse_references(text: str) -> ParsedMessage:
-    """Return ``text`` without its references, and the references in order (see module)."""
+def parse_references(text: str, *, ranks: Sequence[tuple[int, int]] = ()) -> ParsedMessage:
+    """Return ``text`` without its references, and the references in order (see module).
+
+    ``ranks`` are spans the facts extractor read as ranks ("my #1 crypto is BTC"): a
+    ``#N`` inside one is a rank, so it stays in the text and is not a reference — nor does
+    it count as a first occurrence that would hide a later ``#N`` of the same number.
+    """
     if "@" not in text and "#" not in text:
         return ParsedMessage(clean_text=text.strip(WHITESPACE), references=())
 
@@ -198,6 +203,10 @@ def parse_references(text: str) -> ParsedMessage:
             )
         elif (digits := match.group("digits")) is not None:
             if len(digits) > MAX_NUMBER_DIGITS:
+                continue
+            if any(
+                rank_start <= start and greedy_end <= rank_end for rank_start, rank_end in ranks
+            ):
                 continue
             kind = "number"
             identifier = "claim_" + (digits.lstrip("0") or "0")

@@ -36,6 +36,8 @@ INSTALLED_APPS = [
     "apps.projects",
     "apps.claims",
     "apps.contexts",
+    "apps.indexing",
+    "apps.facts",
     "apps.chat",
 ]
 
@@ -170,6 +172,11 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "ENUM_NAME_OVERRIDES": {
+        "ClaimStatusEnum": "apps.claims.models.ClaimStatus",
+        "ClaimOriginEnum": "apps.claims.models.ClaimOrigin",
+        "MessageStatusEnum": "apps.chat.models.Message.Status",
+    },
 }
 
 # The LLM: Claude when a key is set, the offline provider otherwise (DESIGN §7).
@@ -186,3 +193,21 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {"pgserver": {"level": "WARNING"}},
 }
+
+# The reply pipeline (DESIGN §7).
+CAIRN_ALIGNMENT_REVIEW = env.bool("CAIRN_ALIGNMENT_REVIEW", default=True)
+CAIRN_DISTILL_MEMORY = env.bool("CAIRN_DISTILL_MEMORY", default=False)
+CAIRN_DISTILL_MIN_LINES = env.int("CAIRN_DISTILL_MIN_LINES", default=12)
+CAIRN_OFFLINE_WORD_DELAY = env.float("CAIRN_OFFLINE_WORD_DELAY", default=0.02)
+CAIRN_CHAT_RATE_LIMIT = env("CAIRN_CHAT_RATE_LIMIT", default="20/60")  # turns / seconds
+
+# Indexing (DESIGN §6). Folder sources are only allowed under these absolute paths (a
+# comma-separated list); empty, the default, turns folder sources off on the web.
+CAIRN_FOLDER_ROOTS: list[str] = env.list("CAIRN_FOLDER_ROOTS", default=[])
+CAIRN_UPLOAD_MAX_BYTES = env.int("CAIRN_UPLOAD_MAX_BYTES", default=100 * 1024 * 1024)
+CAIRN_UPLOAD_MAX_FILES = env.int("CAIRN_UPLOAD_MAX_FILES", default=50)
+# Passages per document at most (about 3.5 MB of text), so one file cannot hold a worker
+# past its timeout; the document says when it was cut.
+CAIRN_INDEX_MAX_CHUNKS = env.int("CAIRN_INDEX_MAX_CHUNKS", default=2000)
+# HNSW candidates per vector query; with iterative scans on, filtering loses nothing.
+CAIRN_SEARCH_EF_SEARCH = env.int("CAIRN_SEARCH_EF_SEARCH", default=80)

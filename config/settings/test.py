@@ -12,3 +12,4 @@ from .base import Q_CLUSTER
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Jobs run in the test process so a test sees their effect right after on_commit.
 Q_CLUSTER["sync"] = True
+CAIRN_OFFLINE_WORD_DELAY = 0.0

@@ -1,0 +1,302 @@
+"""Conversations and messages for integrations: read, post a message and get the whole
+answer (no streaming), pins, and transcript import."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
+from drf_spectacular.utils import extend_schema, extend_schema_serializer, extend_schema_view
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.accounts.request_user import current_user
+from apps.claims.selectors import claim_lookup
+from apps.projects.selectors import project_get
+
+from .models import Conversation, Message
+from .pipeline.prepare import attached_ids
+from .pipeline.turn import run_turn
+from .pipeline.types import MAX_MESSAGE_CHARS, TurnRejected, TurnRequest
+from .providers import build_provider
+from .selectors import conversation_get, conversation_list, conversation_messages
+from .services import (
+    conversation_create,
+    conversation_delete,
+    conversation_pin_claim,
+    conversation_set_archived,
+    conversation_unpin_claim,
+    conversation_update,
+)
+from .transcripts import TranscriptTurn, transcript_import
+
+MAX_TRANSCRIPT_TURNS = 5_000
+
+
+class MessageSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Message
+        fields = [
+            "id",
+            "role",
+            "content",
+            "status",
+            "order",
+            "references",
+            "memory_used",
+            "sources",
+            "fact_counts",
+            "index_status",
+            "model_name",
+            "usage",
+            "error",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class ConversationSerializer(serializers.ModelSerializer):
+    pinned_claim_ids = serializers.PrimaryKeyRelatedField(
+        source="pinned_claims", many=True, read_only=True
+    )
+
+    class Meta:
+        model = Conversation
+        fields = [
+            "id",
+            "project",
+            "title",
+            "archived",
+            "pinned_claim_ids",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "pinned_claim_ids", "created_at", "updated_at"]
+        extra_kwargs = {"project": {"required": False}}
+
+
+def _drf_error(error: DjangoValidationError) -> serializers.ValidationError:
+    return serializers.ValidationError(
+        error.message_dict if hasattr(error, "error_dict") else {"detail": error.messages}
+    )
+
+
+@extend_schema_serializer(component_name="ChatPostInput")
+class PostInputSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=MAX_MESSAGE_CHARS, trim_whitespace=False)
+    attached_claim_ids = serializers.ListField(
+        child=serializers.UUIDField(), required=False, max_length=50
+    )
+    fact_topic = serializers.CharField(required=False, allow_blank=True, max_length=100)
+
+
+@extend_schema_serializer(component_name="ChatPostOutput")
+class PostOutputSerializer(serializers.Serializer):
+    user_message = MessageSerializer()
+    answer = MessageSerializer()
+    references = serializers.ListField(child=serializers.DictField())
+
+
+class PinSerializer(serializers.Serializer):
+    claim = serializers.CharField(help_text="A claim's UUID, number or friendly ID.")
+
+
+class TranscriptTurnSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=["user", "assistant"])
+    content = serializers.CharField(
+        max_length=MAX_MESSAGE_CHARS, trim_whitespace=False, allow_blank=False
+    )
+    created_at = serializers.DateTimeField(required=False)
+
+
+@extend_schema_serializer(component_name="TranscriptImportOutput")
+class TranscriptImportOutputSerializer(serializers.Serializer):
+    conversation = serializers.UUIDField()
+    message_ids = serializers.ListField(child=serializers.UUIDField())
+
+
+class TranscriptSerializer(serializers.Serializer):
+    title = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    project = serializers.UUIDField(required=False)
+    messages = TranscriptTurnSerializer(
+        many=True, allow_empty=False, max_length=MAX_TRANSCRIPT_TURNS
+    )
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List your conversations", tags=["chat"]),
+    retrieve=extend_schema(summary="Read a conversation", tags=["chat"]),
+    create=extend_schema(summary="Start a conversation", tags=["chat"]),
+    partial_update=extend_schema(summary="Rename or archive a conversation", tags=["chat"]),
+    destroy=extend_schema(summary="Delete a conversation and its messages", tags=["chat"]),
+)
+class ConversationViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
+    serializer_class = ConversationSerializer
+    queryset = Conversation.objects.none()
+    http_method_names = ["get", "post", "patch", "delete"]
+
+    def get_queryset(self) -> Any:
+        archived = self.request.query_params.get("archived")
+        return conversation_list(
+            user=current_user(self.request),
+            query=self.request.query_params.get("q", ""),
+            archived=None if archived == "all" else archived in ("1", "true"),
+        ).prefetch_related("pinned_claims")
+
+    def get_object(self) -> Conversation:
+        return conversation_get(user=current_user(self.request), conversation_id=self.kwargs["pk"])
+
+    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
+        user = current_user(self.request)
+        project = serializer.validated_data.get("project")
+        if project is not None and project.owner_id != user.pk:
+            raise serializers.ValidationError({"project": "No such project."})
+        try:
+            serializer.instance = conversation_create(
+                user=user, project=project, title=serializer.validated_data.get("title", "")
+            )
+        except DjangoValidationError as error:
+            raise _drf_error(error) from error
+
+    def perform_update(self, serializer: serializers.BaseSerializer) -> None:
+        conversation = self.get_object()
+        data = serializer.validated_data
+        try:
+            if "title" in data:
+                conversation_update(conversation=conversation, title=data["title"])
+            if "archived" in data:
+                conversation_set_archived(conversation=conversation, archived=data["archived"])
+        except DjangoValidationError as error:
+            raise _drf_error(error) from error
+        serializer.instance = conversation
+
+    def perform_destroy(self, instance: Conversation) -> None:
+        conversation_delete(conversation=instance)
+
+    @extend_schema(
+        summary="The messages of a conversation, in order",
+        tags=["chat"],
+        responses=MessageSerializer(many=True),
+    )
+    @action(detail=True, methods=["get"])
+    def messages(self, request: Request, pk: str | None = None) -> Response:
+        page = self.paginate_queryset(conversation_messages(conversation=self.get_object()))
+        return self.get_paginated_response(MessageSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="Send a message and receive the complete answer",
+        tags=["chat"],
+        request=PostInputSerializer,
+        responses={201: PostOutputSerializer},
+    )
+    @messages.mapping.post
+    def post_message(self, request: Request, pk: str | None = None) -> Response:
+        conversation = self.get_object()
+        data = PostInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        events: list[dict[str, Any]] = []
+
+        async def collect(event: dict[str, Any]) -> None:
+            events.append(event)
+
+        async def turn() -> Message | None:
+            provider = build_provider()
+            try:
+                return await run_turn(
+                    user=current_user(request),
+                    conversation=conversation,
+                    emit=collect,
+                    provider=provider,
+                    request=TurnRequest(
+                        text=data.validated_data["text"],
+                        attached_claim_ids=attached_ids(
+                            data.validated_data.get("attached_claim_ids", [])
+                        ),
+                        fact_topic=data.validated_data.get("fact_topic") or None,
+                    ),
+                )
+            finally:
+                await provider.aclose()
+
+        try:
+            answer = async_to_sync(turn)()
+        except TurnRejected as rejection:
+            raise serializers.ValidationError({"text": str(rejection)}) from rejection
+        if answer is None:
+            error = next((e for e in events if e["type"] == "error"), {"message": "Refused."})
+            raise serializers.ValidationError({"text": error["message"]})
+        ack = next(e for e in events if e["type"] == "ack")
+        user_message = Message.objects.get(pk=ack["message_id"])
+        return Response(
+            {
+                "user_message": MessageSerializer(user_message).data,
+                "answer": MessageSerializer(answer).data,
+                "references": ack["references"],
+            },
+            status=status.HTTP_201_CREATED,
+        )
+
+    @extend_schema(
+        summary="Pin a claim to this conversation",
+        tags=["chat"],
+        request=PinSerializer,
+        responses=ConversationSerializer,
+    )
+    @action(detail=True, methods=["post"])
+    def pins(self, request: Request, pk: str | None = None) -> Response:
+        conversation = self.get_object()
+        data = PinSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        claim = claim_lookup(user=current_user(request), key=data.validated_data["claim"])
+        conversation_pin_claim(conversation=conversation, claim=claim)
+        return Response(ConversationSerializer(conversation).data)
+
+    @extend_schema(
+        summary="Unpin a claim from this conversation",
+        tags=["chat"],
+        request=None,
+        responses=ConversationSerializer,
+    )
+    @action(detail=True, methods=["delete"], url_path=r"pins/(?P<claim_key>[^/]+)")
+    def unpin(self, request: Request, pk: str | None = None, claim_key: str = "") -> Response:
+        conversation = self.get_object()
+        claim = claim_lookup(user=current_user(request), key=claim_key)
+        conversation_unpin_claim(conversation=conversation, claim=claim)
+        return Response(ConversationSerializer(conversation).data)
+
+    @extend_schema(
+        summary="Import a transcript as a new conversation",
+        tags=["chat"],
+        request=TranscriptSerializer,
+        responses={201: TranscriptImportOutputSerializer},
+    )
+    @action(detail=False, methods=["post"], url_path="import")
+    def import_transcript(self, request: Request) -> Response:
+        user = current_user(request)
+        data = TranscriptSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        project_id = data.validated_data.get("project")
+        project = project_get(user=user, project_id=project_id) if project_id else None
+        turns = [
+            TranscriptTurn(role=t["role"], content=t["content"], created_at=t.get("created_at"))
+            for t in data.validated_data["messages"]
+        ]
+        with transaction.atomic():
+            conversation, ids = transcript_import(
+                user=user, project=project, title=data.validated_data.get("title", ""), turns=turns
+            )
+        return Response(
+            {"conversation": str(conversation.id), "message_ids": [str(i) for i in ids]},
+            status=status.HTTP_201_CREATED,
+        )

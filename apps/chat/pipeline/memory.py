@@ -1,0 +1,162 @@
+"""Step 5: gather memory by priority, de-duplicate by claim, and fit a token budget.
+
+Priorities (seeds/000): REFERENCED @id (0) › ATTACHED (1) › GLOBAL PINNED (2) ›
+CONV PINNED (3) › AUTO (4). A claim appears once, under the highest label it earns. The
+budget drops the lowest priority first and never a referenced claim: the user asked for
+those by name, so they go in even when they alone exceed it.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from apps.chat.models import Conversation
+from apps.chat.prompting import format_memory_line
+from apps.claims.models import USABLE_STATUSES, Claim
+from apps.contexts.references import ReferenceResolution
+from apps.contexts.selectors import ResolvedClaim
+
+from .types import MemoryItem
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+logger = logging.getLogger(__name__)
+
+LEAN_FIELDS = (
+    "id",
+    "number",
+    "friendly_id",
+    "statement",
+    "claim_types",
+    "status",
+    "possible_questions",
+    "pinned",
+)
+DEFAULT_MEMORY_TOKEN_BUDGET = 3000
+AUTO_LIMIT = 8
+# Cosine similarity an AUTO claim needs to be worth the model's attention (seeds/004).
+AUTO_MIN_SIMILARITY = 0.3
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token for English: cheap, and the budget is approximate."""
+    return max(1, len(text) // 4)
+
+
+def lean_claims(queryset: Iterable[Claim] | object) -> list[ResolvedClaim]:
+    rows = queryset.values_list(*LEAN_FIELDS)  # type: ignore[attr-defined]
+    return [ResolvedClaim(*row) for row in rows]
+
+
+def usable_claims(user: User, ids: Sequence[uuid.UUID]) -> list[ResolvedClaim]:
+    if not ids:
+        return []
+    found = {
+        claim.id: claim
+        for claim in lean_claims(
+            Claim.objects.filter(user=user, id__in=list(ids), status__in=USABLE_STATUSES)
+        )
+    }
+    return [found[i] for i in ids if i in found]
+
+
+def auto_claims(user: User, query: str) -> list[tuple[ResolvedClaim, float | None]]:
+    """Claims the hybrid search finds for the message, best first."""
+    if not query.strip():
+        return []
+    try:
+        from apps.indexing.search import hybrid_search
+
+        hits = hybrid_search(user=user, query=query, kinds=("claim",), k=AUTO_LIMIT * 2)
+    except Exception:  # search down: the turn goes on with the memory it was given
+        logger.exception("claim search failed")
+        return []
+    relevant = [
+        hit
+        for hit in hits
+        if hit.claim_id
+        and (hit.vector_similarity is None or hit.vector_similarity >= AUTO_MIN_SIMILARITY)
+    ]
+    claims = usable_claims(user, [hit.claim_id for hit in relevant])  # type: ignore[misc]
+    scores = {hit.claim_id: hit.vector_similarity for hit in relevant}
+    return [(claim, scores.get(claim.id)) for claim in claims[:AUTO_LIMIT]]
+
+
+def gather_memory(
+    *,
+    user: User,
+    conversation: Conversation,
+    resolutions: Sequence[ReferenceResolution],
+    attached_claim_ids: Sequence[uuid.UUID],
+    query: str,
+    token_budget: int = DEFAULT_MEMORY_TOKEN_BUDGET,
+) -> list[MemoryItem]:
+    items: list[MemoryItem] = []
+    seen: set[uuid.UUID] = set()
+
+    def add(
+        claims: Iterable[ResolvedClaim],
+        label: str,
+        priority: int,
+        scores: dict[uuid.UUID, float | None] | None = None,
+    ) -> None:
+        for claim in claims:
+            if claim.id not in seen:
+                seen.add(claim.id)
+                items.append(
+                    MemoryItem(
+                        claim=claim,
+                        label=label,
+                        priority=priority,
+                        score=(scores or {}).get(claim.id),
+                    )
+                )
+
+    for resolution in resolutions:
+        add(resolution.claims, resolution.label, 0)
+    add(usable_claims(user, list(attached_claim_ids)), "ATTACHED", 1)
+    add(
+        lean_claims(
+            Claim.objects.filter(user=user, pinned=True, status__in=USABLE_STATUSES).order_by(
+                "-updated_at"
+            )[:50]
+        ),
+        "GLOBAL PINNED",
+        2,
+    )
+    add(
+        lean_claims(
+            conversation.pinned_claims.filter(status__in=USABLE_STATUSES).order_by("-updated_at")[
+                :50
+            ]
+        ),
+        "CONV PINNED",
+        3,
+    )
+    auto = auto_claims(user, query)
+    add([claim for claim, _ in auto], "AUTO", 4, {claim.id: score for claim, score in auto})
+    return fit_budget(items, token_budget)
+
+
+def fit_budget(items: list[MemoryItem], token_budget: int) -> list[MemoryItem]:
+    """Keep items in priority order until the budget is spent; referenced ones always."""
+    kept: list[MemoryItem] = []
+    spent = 0
+    for item in sorted(items, key=lambda item: item.priority):  # stable within a priority
+        cost = estimate_tokens(
+            format_memory_line(
+                item.label,
+                item.claim.claim_types,
+                item.claim.number,
+                item.claim.statement,
+                item.claim.possible_questions,
+            )
+        )
+        if item.is_referenced or spent + cost <= token_budget:
+            kept.append(item)
+            spent += cost
+    return kept

@@ -1,0 +1,300 @@
+"""Steps 1–8 of a turn, synchronous and database-bound; the consumer runs them in a thread.
+
+Each step is a function of its inputs so it can be tested alone; `prepare_turn` only
+calls them in order. Nothing after step 1 may lose the user's message: the message is
+committed first, and later steps that fail degrade the turn (a notice, zero counts)
+instead of failing it.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from apps.chat.citations import SourceRegistry
+from apps.chat.llm import ChatTurn
+from apps.chat.models import Conversation, Message
+from apps.chat.prompting import ChunkLine, FactLine, MemoryLine, build_system_prompt
+from apps.chat.selectors import conversation_recent_messages
+from apps.chat.services import message_append
+from apps.contexts.reference_parser import ParsedReference, parse_references
+from apps.contexts.references import ReferenceResolution, resolve_parsed
+
+from .memory import gather_memory
+from .types import (
+    MAX_MESSAGE_CHARS,
+    FactCounts,
+    MemoryItem,
+    PreparedTurn,
+    TurnRejected,
+    TurnRequest,
+)
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+logger = logging.getLogger(__name__)
+
+HISTORY_MESSAGES = 20
+CHUNK_LIMIT = 6
+# A chunk is cited only when it is this close to the question (cosine, seeds/004).
+CHUNK_CITE_SIMILARITY = 0.3
+
+
+def validate_request(request: TurnRequest) -> TurnRequest:
+    text = request.text or ""
+    if not text.strip():
+        raise TurnRejected("Type a message first.", "empty")
+    if len(text.encode("utf-8")) > MAX_MESSAGE_CHARS:
+        raise TurnRejected(
+            f"That message is {len(text.encode()) // 1024} KB; the limit is "
+            f"{MAX_MESSAGE_CHARS // 1024} KB. Upload long text as a file instead.",
+            "too_large",
+        )
+    if "\x00" in text:
+        raise TurnRejected("The message contains a NUL character.", "invalid")
+    return request
+
+
+def save_user_message(*, conversation: Conversation, request: TurnRequest) -> Message:
+    """Step 1: the message is committed before anything else can fail."""
+    with transaction.atomic():
+        message = message_append(
+            conversation=conversation, role=Message.Role.USER, content=request.text
+        )
+        if request.attached_claim_ids:
+            message.attached_claims.set(
+                conversation.user.claims.filter(id__in=request.attached_claim_ids)
+            )
+    return message
+
+
+def record_references(*, message: Message, references: Sequence[ParsedReference]) -> None:
+    message.references = [
+        {"identifier": r.identifier, "kind": r.kind, "start": r.start, "end": r.end}
+        for r in references
+    ]
+    message.save(update_fields=["references"])
+
+
+def persist_facts(
+    *, conversation: Conversation, message: Message, request: TurnRequest
+) -> tuple[FactCounts, list[tuple[int, int]]]:
+    """Step 3: facts from the user's message, stored synchronously."""
+    from apps.facts.services import facts_persist
+
+    try:
+        result = facts_persist(
+            project=conversation.project, message=message, explicit_topic=request.fact_topic
+        )
+    except Exception:  # a facts failure must not cost the user their answer
+        logger.exception("facts_persist failed for message %s", message.id)
+        return FactCounts(), []
+    counts = FactCounts(
+        stored=result.stored,
+        updated=result.updated,
+        ambiguous_topics=tuple(result.ambiguous_topics),
+    )
+    return counts, [tuple(span) for span in result.rank_spans]  # type: ignore[misc]
+
+
+def enqueue_indexing(*, message: Message) -> str:
+    """Step 4: indexing happens in the background; only whether it was accepted is known."""
+    try:
+        from apps.indexing.services import message_index_enqueue
+
+        return message_index_enqueue(message=message)
+    except Exception as error:  # the broker being down must not fail the turn
+        logger.exception("could not enqueue indexing of message %s", message.id)
+        return f"failed: {error}"
+
+
+def relevant_facts(
+    *, conversation: Conversation, query: str, message: Message
+) -> tuple[list[Any], int]:
+    from apps.facts.services import facts_relevant
+
+    try:
+        result = facts_relevant(project=conversation.project, query=query, exclude_message=message)
+    except Exception:
+        logger.exception("facts_relevant failed")
+        return [], 0
+    return list(result.facts), result.topic_count
+
+
+def relevant_chunks(
+    *, user: User, conversation: Conversation, query: str, message: Message
+) -> list[Any]:
+    """Passages of files and past chats close enough to the question to be cited."""
+    try:
+        from apps.indexing.search import hybrid_search
+
+        hits = hybrid_search(
+            user=user,
+            query=query,
+            project=conversation.project,
+            kinds=("document", "message"),
+            k=CHUNK_LIMIT * 2,
+            exclude_message_ids=(message.id,),
+        )
+    except Exception:
+        logger.exception("chunk search failed")
+        return []
+    return [
+        hit
+        for hit in hits
+        if hit.vector_similarity is not None and hit.vector_similarity >= CHUNK_CITE_SIMILARITY
+    ][:CHUNK_LIMIT]
+
+
+def register_sources(
+    *, memory: Sequence[MemoryItem], facts: Sequence[Any], chunks: Sequence[Any]
+) -> tuple[SourceRegistry, list[FactLine], list[ChunkLine]]:
+    """Step 6: every item of the turn gets its number `[N]`, in priority order."""
+    registry = SourceRegistry()
+    for item in memory:
+        claim = item.claim
+        item.source_number = registry.register(
+            "claim",
+            claim.id,
+            f"#{claim.number} @{claim.friendly_id}",
+            claim.statement,
+            score=item.score,
+            url=reverse("knowledge:claim", args=[claim.id]),
+        )
+    fact_lines = []
+    for fact in facts:
+        number = registry.register(
+            "fact", fact.fact_key, fact.fact_key, fact.value_text, url=reverse("facts:home")
+        )
+        fact_lines.append(FactLine(key=fact.fact_key, value=fact.value_text, source_number=number))
+    chunk_lines = []
+    for hit in chunks:
+        number = registry.register(
+            hit.kind,
+            hit.chunk_id,
+            hit.title,
+            hit.excerpt,
+            score=hit.vector_similarity,
+            url=_chunk_url(hit),
+        )
+        chunk_lines.append(ChunkLine(title=hit.title, text=hit.excerpt, source_number=number))
+    return registry, fact_lines, chunk_lines
+
+
+def _chunk_url(hit: Any) -> str | None:
+    if hit.kind == "message" and hit.conversation_id:
+        return reverse("chat:conversation", args=[hit.conversation_id]) + f"#m-{hit.message_id}"
+    if hit.kind == "document" and hit.document_id:
+        return reverse("files:document", args=[hit.document_id])
+    return None
+
+
+def memory_lines(memory: Sequence[MemoryItem]) -> list[MemoryLine]:
+    return [
+        MemoryLine(
+            label=item.label,
+            claim_types=item.claim.claim_types,
+            number=item.claim.number,
+            statement=item.claim.statement,
+            questions=item.claim.possible_questions,
+            source_number=item.source_number,
+        )
+        for item in memory
+    ]
+
+
+def history_turns(*, conversation: Conversation, message: Message) -> list[ChatTurn]:
+    earlier = conversation_recent_messages(
+        conversation=conversation, limit=HISTORY_MESSAGES, before_order=message.order
+    )
+    turns = [ChatTurn(role=m.role, content=m.content) for m in earlier if m.content.strip()]
+    return [*turns, ChatTurn(role="user", content=message.content)]
+
+
+def prepare_turn(
+    *,
+    user: User,
+    conversation: Conversation,
+    request: TurnRequest,
+    now: datetime | None = None,
+    distill: bool = False,
+) -> PreparedTurn:
+    """Steps 1–8 (distillation, step 7, is async and done by the caller when wanted)."""
+    validate_request(request)
+    message = save_user_message(conversation=conversation, request=request)
+    fact_counts, rank_spans = persist_facts(
+        conversation=conversation, message=message, request=request
+    )
+    # A rank wins over a claim number (DESIGN §5): "#1" in "my #1 crypto" is not claim 1.
+    parsed = parse_references(request.text, ranks=rank_spans)
+    record_references(message=message, references=parsed.references)
+    resolutions: list[ReferenceResolution] = [
+        resolve_parsed(user, ref) for ref in parsed.references
+    ]
+    index_status = enqueue_indexing(message=message)
+    memory = gather_memory(
+        user=user,
+        conversation=conversation,
+        resolutions=resolutions,
+        attached_claim_ids=request.attached_claim_ids,
+        query=parsed.clean_text or request.text,
+    )
+    facts, topic_count = relevant_facts(
+        conversation=conversation, query=request.text, message=message
+    )
+    fact_counts = FactCounts(
+        stored=fact_counts.stored,
+        updated=fact_counts.updated,
+        retrieved=topic_count,
+        ambiguous_topics=fact_counts.ambiguous_topics,
+    )
+    chunks = relevant_chunks(
+        user=user,
+        conversation=conversation,
+        query=parsed.clean_text or request.text,
+        message=message,
+    )
+    registry, fact_lines, chunk_lines = register_sources(memory=memory, facts=facts, chunks=chunks)
+    system_prompt = build_system_prompt(
+        memory_lines=memory_lines(memory),
+        facts=fact_lines,
+        chunks=chunk_lines,
+        registry=registry,
+        user_name=user.name,
+        now=now or timezone.now(),
+    )
+    notices = [r.message for r in resolutions if r.message]
+    return PreparedTurn(
+        conversation=conversation,
+        user_message=message,
+        clean_text=parsed.clean_text,
+        resolutions=resolutions,
+        memory=memory,
+        registry=registry,
+        system_prompt=system_prompt,
+        history=history_turns(conversation=conversation, message=message),
+        fact_counts=fact_counts,
+        index_status=index_status,
+        notices=notices,
+        fact_lines=fact_lines,
+        chunk_lines=chunk_lines,
+    )
+
+
+def attached_ids(raw: Sequence[object]) -> tuple[uuid.UUID, ...]:
+    """Attached claim ids from the wire; malformed ones are a rejection, not a crash."""
+    ids = []
+    for value in list(raw)[:50]:
+        try:
+            ids.append(uuid.UUID(str(value)))
+        except ValueError as error:
+            raise TurnRejected(f"'{str(value)[:40]}' is not a claim id.", "invalid") from error
+    return tuple(ids)

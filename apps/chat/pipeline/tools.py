@@ -1,0 +1,150 @@
+"""Claude's memory tools, executed for one turn and scoped to its user (DESIGN §7 step 9).
+
+Every result that brings something citable registers it in the turn's source registry,
+so the answer can cite a memory it just saved or found with `[N]` like any other.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from channels.db import database_sync_to_async
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+from django.utils import timezone
+
+from apps.chat.citations import SourceRegistry
+from apps.chat.llm import ToolCall, ToolResult
+from apps.chat.llm.tools import (
+    MemoryAddInput,
+    MemorySearchInput,
+    MemoryUpdateInput,
+    ReadDocumentInput,
+    ToolInputError,
+    parse_tool_input,
+)
+from apps.chat.models import Message
+from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
+from apps.claims.services import claim_retract, claim_update
+
+from .dedupe import claim_add_or_reinforce
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+logger = logging.getLogger(__name__)
+READ_CHARS = 12_000
+
+
+class TurnTools:
+    def __init__(self, *, user: User, message: Message, registry: SourceRegistry) -> None:
+        self.user, self.message, self.registry = user, message, registry
+
+    def executor(self) -> Callable[[ToolCall], Awaitable[ToolResult]]:
+        async def execute(call: ToolCall) -> ToolResult:
+            return await database_sync_to_async(self.run)(call)
+
+        return execute
+
+    def run(self, call: ToolCall) -> ToolResult:
+        try:
+            tool_input = parse_tool_input(call)
+            if isinstance(tool_input, MemoryAddInput):
+                text = self.memory_add(tool_input)
+            elif isinstance(tool_input, MemoryUpdateInput):
+                text = self.memory_update(tool_input)
+            elif isinstance(tool_input, MemorySearchInput):
+                text = self.memory_search(tool_input)
+            else:
+                text = self.read_document(tool_input)
+        except (ToolInputError, ValidationError) as error:
+            messages = getattr(error, "messages", None) or [str(error)]
+            return ToolResult(tool_call_id=call.id, content="; ".join(messages), is_error=True)
+        return ToolResult(tool_call_id=call.id, content=text)
+
+    def _register_claim(self, claim: Claim) -> int:
+        return self.registry.register(
+            "claim",
+            claim.id,
+            f"#{claim.number} @{claim.friendly_id}",
+            claim.statement,
+            url=reverse("knowledge:claim", args=[claim.id]),
+        )
+
+    def memory_add(self, data: MemoryAddInput) -> str:
+        claim, created = claim_add_or_reinforce(
+            user=self.user,
+            statement=data.statement,
+            claim_types=list(data.claim_types),
+            possible_questions=list(data.possible_questions),
+            origin=ClaimOrigin.CHAT,
+            source_message=self.message,
+        )
+        number = self._register_claim(claim)
+        verb = "Saved" if created else "Already known, reinforced"
+        return f"{verb}: #{claim.number} (@{claim.friendly_id}) {claim.statement} [{number}]"
+
+    def memory_update(self, data: MemoryUpdateInput) -> str:
+        claim = Claim.objects.filter(user=self.user, number=data.claim_number).first()
+        if claim is None:
+            raise ToolInputError(f"There is no claim #{data.claim_number}.")
+        if data.action == "retract":
+            claim_retract(claim=claim)
+        elif data.action == "edit":
+            if not data.statement:
+                raise ToolInputError("An edit needs the new statement.")
+            claim_update(claim=claim, statement=data.statement)
+        else:
+            # A completed goal or a bought item is history: it leaves the answers but keeps
+            # its record, marked done, on the Knowledge page.
+            metadata = {
+                **claim.metadata,
+                "done": True,
+                "done_at": timezone.now().isoformat(),
+                "done_action": data.action,
+                "note": data.note,
+            }
+            claim_update(claim=claim, metadata=metadata, status=ClaimStatus.RETRACTED)
+        claim.refresh_from_db()
+        number = self._register_claim(claim)
+        return f"#{claim.number} is now {claim.status}: {claim.statement} [{number}]"
+
+    def memory_search(self, data: MemorySearchInput) -> str:
+        from apps.indexing.search import hybrid_search
+
+        hits = hybrid_search(user=self.user, query=data.query, k=data.limit)
+        if not hits:
+            return "Nothing in memory matches."
+        lines = []
+        for hit in hits:
+            if hit.kind == "claim" and hit.claim_id:
+                claim = Claim.objects.get(pk=hit.claim_id)
+                lines.append(f"[{self._register_claim(claim)}] #{claim.number} {claim.statement}")
+            else:
+                number = self.registry.register(
+                    hit.kind, hit.chunk_id, hit.title, hit.excerpt, score=hit.vector_similarity
+                )
+                lines.append(f"[{number}] {hit.title}: {hit.excerpt}")
+        return "\n".join(lines)
+
+    def read_document(self, data: ReadDocumentInput) -> str:
+        from apps.indexing.selectors import document_text_for_user
+
+        document_id = data.document_id
+        if data.source_number is not None:
+            item = self.registry.get(data.source_number)
+            if item is None or item.kind != "document":
+                raise ToolInputError(f"[{data.source_number}] is not a document of this turn.")
+            document_id = item.ref_id
+        if not document_id:
+            raise ToolInputError("Name the document by its source number or id.")
+        title, text, doc_id = document_text_for_user(user=self.user, key=document_id)
+        number = self.registry.register("document", doc_id, title, text[:300])
+        window = text[data.offset : data.offset + READ_CHARS]
+        more = len(text) > data.offset + READ_CHARS
+        return (
+            f"[{number}] {title} (characters {data.offset}–{data.offset + len(window)} "
+            f"of {len(text)}{', more follows' if more else ''}):\n{window}"
+        )

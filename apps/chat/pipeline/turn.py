@@ -1,0 +1,146 @@
+"""One chat turn from the websocket's point of view: prepare, stream, finish, and the
+events the page sees along the way (the protocol is written down in the README)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.db import transaction
+
+from apps.chat.llm import LLMProvider
+from apps.chat.models import Conversation, Message
+from apps.chat.rendering import render_markdown
+from apps.chat.services import message_append
+
+from .finish import finish_turn
+from .prepare import prepare_turn
+from .stream import STOPPED_BY_USER, distill, stream_answer
+from .tools import TurnTools
+from .types import PreparedTurn, TurnRejected, TurnRequest
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+logger = logging.getLogger(__name__)
+Emit = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+def message_payload(message: Message) -> dict[str, Any]:
+    sources = {
+        item["number"]: item.get("url") or f"#src-{item['number']}"
+        for item in message.sources or []
+    }
+    return {
+        "id": str(message.id),
+        "role": message.role,
+        "order": message.order,
+        "status": message.status,
+        "content": message.content,
+        "html": render_markdown(message.content, sources=sources),
+        "sources": message.sources,
+        "memory_used": message.memory_used,
+        "fact_counts": message.fact_counts,
+        "index_status": message.index_status,
+        "model": message.model_name,
+        "usage": message.usage,
+        "error": message.error,
+        "created_at": message.created_at.isoformat(),
+    }
+
+
+def _ack(prepared: PreparedTurn) -> dict[str, Any]:
+    return {
+        "type": "ack",
+        "message_id": str(prepared.user_message.id),
+        "order": prepared.user_message.order,
+        "references": prepared.references_payload(),
+        "facts": prepared.fact_counts.as_dict(),
+        "index_status": prepared.index_status,
+        "notices": prepared.notices,
+    }
+
+
+def _clarifying_answer(prepared: PreparedTurn) -> Message:
+    topics = list(prepared.fact_counts.ambiguous_topics)
+    question = (
+        f"Which list do you mean — {', '.join(topics[:-1])} or {topics[-1]}? "
+        "I have not saved it yet; pick one and I will."
+    )
+    with transaction.atomic():
+        return message_append(
+            conversation=prepared.conversation,
+            role=Message.Role.ASSISTANT,
+            content=question,
+            fact_counts=prepared.fact_counts.as_dict(),
+            index_status=prepared.index_status,
+            model_name="cairn",
+            usage={"clarify": topics},
+        )
+
+
+async def run_turn(
+    *,
+    user: User,
+    conversation: Conversation,
+    request: TurnRequest,
+    emit: Emit,
+    provider: LLMProvider,
+) -> Message | None:
+    try:
+        prepared = await database_sync_to_async(prepare_turn)(
+            user=user, conversation=conversation, request=request
+        )
+    except TurnRejected as rejection:
+        await emit({"type": "error", "code": rejection.code, "message": str(rejection)})
+        return None
+    await emit(_ack(prepared))
+
+    if prepared.fact_counts.ambiguous_topics:
+        answer = await database_sync_to_async(_clarifying_answer)(prepared)
+        await emit(
+            {
+                "type": "clarify",
+                "message_id": str(prepared.user_message.id),
+                "candidates": list(prepared.fact_counts.ambiguous_topics),
+                "question": answer.content,
+            }
+        )
+        await emit(
+            {"type": "done", "message": await database_sync_to_async(message_payload)(answer)}
+        )
+        return answer
+
+    await emit(
+        {
+            "type": "memory",
+            "items": [item.as_dict() for item in prepared.memory],
+            "facts_retrieved": prepared.fact_counts.retrieved,
+        }
+    )
+    await emit(
+        {
+            "type": "sources",
+            "items": [
+                {"number": i.number, "kind": i.kind, "title": i.title, "url": i.url}
+                for i in prepared.registry.items()
+            ],
+        }
+    )
+    if settings.CAIRN_DISTILL_MEMORY:
+        await distill(prepared, provider)
+    tools = TurnTools(user=user, message=prepared.user_message, registry=prepared.registry)
+    outcome = await stream_answer(
+        prepared, provider=provider, emit=emit, tool_executor=tools.executor()
+    )
+    answer = await finish_turn(prepared, outcome, provider)
+    if outcome.error:
+        code = "cancelled" if outcome.error == STOPPED_BY_USER else "provider"
+        await emit(
+            {"type": "error", "code": code, "message": outcome.error, "message_id": str(answer.id)}
+        )
+    await emit({"type": "done", "message": await database_sync_to_async(message_payload)(answer)})
+    return answer

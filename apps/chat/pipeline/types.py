@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from apps.chat.citations import SourceRegistry
+from apps.chat.llm import ChatTurn
+from apps.chat.models import Conversation, Message
+from apps.chat.prompting import ChunkLine, FactLine
+from apps.contexts.references import ReferenceResolution
+from apps.contexts.selectors import ResolvedClaim
+
+MAX_MESSAGE_CHARS = 32 * 1024
+
+
+class TurnRejected(ValueError):
+    """The input cannot start a turn; the message says why, for the user."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    text: str
+    attached_claim_ids: tuple[uuid.UUID, ...] = ()
+    # The list a ranked fact belongs to, when the user answered a clarifying question.
+    fact_topic: str | None = None
+
+
+@dataclass
+class MemoryItem:
+    """One claim brought into the turn, with the label of the strongest reason it is here."""
+
+    claim: ResolvedClaim
+    label: str
+    priority: int
+    score: float | None = None
+    source_number: int | None = None
+
+    @property
+    def is_referenced(self) -> bool:
+        return self.priority == 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "claim_id": str(self.claim.id),
+            "number": self.claim.number,
+            "friendly_id": self.claim.friendly_id,
+            "statement": self.claim.statement,
+            "claim_types": list(self.claim.claim_types),
+            "label": self.label,
+            "source": self.source_number,
+        }
+
+
+@dataclass(frozen=True)
+class FactCounts:
+    stored: int = 0
+    updated: int = 0
+    retrieved: int = 0
+    ambiguous_topics: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "stored": self.stored,
+            "updated": self.updated,
+            "retrieved": self.retrieved,
+            "ambiguous_topics": list(self.ambiguous_topics),
+        }
+
+
+@dataclass
+class PreparedTurn:
+    """Everything the streaming step needs, built before the first token is asked for."""
+
+    conversation: Conversation
+    user_message: Message
+    clean_text: str
+    resolutions: list[ReferenceResolution]
+    memory: list[MemoryItem]
+    registry: SourceRegistry
+    system_prompt: str
+    history: list[ChatTurn]
+    fact_counts: FactCounts
+    index_status: str
+    fact_lines: list[FactLine] = field(default_factory=list)
+    chunk_lines: list[ChunkLine] = field(default_factory=list)
+    distilled: bool = False
+    notices: list[str] = field(default_factory=list)
+
+    def references_payload(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "identifier": r.identifier,
+                "kind": r.kind,
+                "found": r.found,
+                "title": r.title,
+                "message": r.message,
+                "claim_count": len(r.claims),
+                "object_id": str(r.object_id) if r.object_id else None,
+            }
+            for r in self.resolutions
+        ]

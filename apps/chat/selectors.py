@@ -1,0 +1,61 @@
+"""Reads of conversations and messages, always scoped to the requesting user."""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING
+
+from django.db.models import Q, QuerySet
+from django.http import Http404
+
+from .models import Conversation, Message
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+
+def conversation_list(
+    *, user: User, archived: bool | None = False, query: str = ""
+) -> QuerySet[Conversation]:
+    conversations = Conversation.objects.filter(user=user).select_related("project")
+    if archived is not None:
+        conversations = conversations.filter(archived=archived)
+    query = query.strip()[:200]
+    if query:
+        conversations = conversations.filter(
+            Q(title__icontains=query) | Q(messages__content__icontains=query)
+        ).distinct()
+    return conversations.order_by("-updated_at")
+
+
+def conversation_get(*, user: User, conversation_id: uuid.UUID | str) -> Conversation:
+    """The user's conversation, or 404: another user's is indistinguishable from none."""
+    try:
+        return Conversation.objects.select_related("project").get(
+            user=user, id=uuid.UUID(str(conversation_id))
+        )
+    except (ValueError, Conversation.DoesNotExist) as exc:
+        raise Http404("No such conversation.") from exc
+
+
+def conversation_messages(*, conversation: Conversation) -> QuerySet[Message]:
+    return conversation.messages.order_by("order")
+
+
+def conversation_recent_messages(
+    *, conversation: Conversation, limit: int = 20, before_order: int | None = None
+) -> list[Message]:
+    """The last ``limit`` complete or partial messages, oldest first: the model's history."""
+    messages = conversation.messages.exclude(status=Message.Status.FAILED)
+    if before_order is not None:
+        messages = messages.filter(order__lt=before_order)
+    return list(reversed(messages.order_by("-order")[:limit]))
+
+
+def message_get(*, user: User, message_id: uuid.UUID | str) -> Message:
+    try:
+        return Message.objects.select_related("conversation").get(
+            conversation__user=user, id=uuid.UUID(str(message_id))
+        )
+    except (ValueError, Message.DoesNotExist) as exc:
+        raise Http404("No such message.") from exc

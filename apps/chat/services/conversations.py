@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.core.exceptions import ValidationError
+
+from apps.chat.models import Conversation
+from apps.claims.models import Claim
+from apps.projects.models import Project
+from apps.projects.services import project_ensure_personal
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+TITLE_MAX_LENGTH = 200
+
+
+def _clean_title(title: str) -> str:
+    title = " ".join((title or "").split())
+    if len(title) > TITLE_MAX_LENGTH:
+        raise ValidationError({"title": f"A title has at most {TITLE_MAX_LENGTH} characters."})
+    return title
+
+
+def conversation_create(
+    *, user: User, project: Project | None = None, title: str = ""
+) -> Conversation:
+    if project is None:
+        project = project_ensure_personal(user=user)
+    elif project.owner_id != user.pk:
+        raise ValidationError({"project": "No such project."})
+    return Conversation.objects.create(user=user, project=project, title=_clean_title(title))
+
+
+def conversation_update(*, conversation: Conversation, title: str) -> Conversation:
+    conversation.title = _clean_title(title)
+    conversation.save(update_fields=["title", "updated_at"])
+    return conversation
+
+
+def conversation_set_archived(*, conversation: Conversation, archived: bool) -> Conversation:
+    conversation.archived = archived
+    conversation.save(update_fields=["archived", "updated_at"])
+    return conversation
+
+
+def conversation_delete(*, conversation: Conversation) -> None:
+    conversation.delete()
+
+
+def _own_claim(conversation: Conversation, claim: Claim) -> Claim:
+    if claim.user_id != conversation.user_id:
+        raise ValidationError({"claim": "No such claim."})
+    return claim
+
+
+def conversation_pin_claim(*, conversation: Conversation, claim: Claim) -> None:
+    conversation.pinned_claims.add(_own_claim(conversation, claim))
+
+
+def conversation_unpin_claim(*, conversation: Conversation, claim: Claim) -> None:
+    conversation.pinned_claims.remove(claim)

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from apps.chat.models import Conversation, Message
+
+TITLE_FROM_MESSAGE_CHARS = 60
+
+
+@transaction.atomic
+def message_append(
+    *,
+    conversation: Conversation,
+    role: str,
+    content: str,
+    status: str = Message.Status.COMPLETE,
+    **fields: Any,
+) -> Message:
+    """Add a message at the end of the conversation.
+
+    The conversation row is locked while the next order number is taken, so two turns
+    arriving at once (two tabs) never get the same order.
+    """
+    locked = Conversation.objects.select_for_update().get(pk=conversation.pk)
+    last = locked.messages.aggregate(last=Max("order"))["last"]
+    message = Message.objects.create(
+        conversation=locked,
+        role=role,
+        content=content,
+        status=status,
+        order=(last or 0) + 1,
+        **fields,
+    )
+    update = {"updated_at": timezone.now()}
+    if not locked.title and role == Message.Role.USER and content.strip():
+        title = " ".join(content.split())
+        update["title"] = (
+            title
+            if len(title) <= TITLE_FROM_MESSAGE_CHARS
+            else title[: TITLE_FROM_MESSAGE_CHARS - 1].rstrip() + "…"
+        )
+        conversation.title = update["title"]
+    Conversation.objects.filter(pk=locked.pk).update(**update)
+    return message
+
+
+def message_finish(*, message: Message, **fields: Any) -> Message:
+    for name, value in fields.items():
+        setattr(message, name, value)
+    message.save(update_fields=[*fields, "updated_at"])
+    return message

@@ -1,0 +1,70 @@
+"""Transcript import: a conversation from elsewhere, stored and indexed message by message."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.projects.models import Project
+
+from .models import Conversation, Message
+from .services import conversation_create
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+
+@dataclass(frozen=True)
+class TranscriptTurn:
+    role: str
+    content: str
+    created_at: datetime | None = None
+
+
+@transaction.atomic
+def transcript_import(
+    *, user: User, project: Project | None, title: str, turns: Sequence[TranscriptTurn]
+) -> tuple[Conversation, list[uuid.UUID]]:
+    """Create the conversation and its messages in order (one insert), keep the given
+    times, and enqueue every message for indexing once committed. Facts and memories are
+    not extracted: a transcript is a record, not the user talking to Cairn now."""
+    conversation = conversation_create(
+        user=user, project=project, title=title or "Imported conversation"
+    )
+    now = timezone.now()
+    messages = Message.objects.bulk_create(
+        [
+            Message(
+                conversation=conversation,
+                role=turn.role,
+                content=turn.content,
+                order=index + 1,
+                status=Message.Status.COMPLETE,
+                index_status="pending",
+            )
+            for index, turn in enumerate(turns)
+        ]
+    )
+    # created_at is auto_now_add: restore the transcript's own times afterwards.
+    for message, turn in zip(messages, turns, strict=True):
+        if turn.created_at is not None:
+            Message.objects.filter(pk=message.pk).update(created_at=turn.created_at)
+    last = max((t.created_at for t in turns if t.created_at), default=now)
+    Conversation.objects.filter(pk=conversation.pk).update(updated_at=max(last, now))
+    ids = [message.pk for message in messages]
+    transaction.on_commit(lambda: _index_all(ids))
+    return conversation, ids
+
+
+def _index_all(message_ids: list[uuid.UUID]) -> None:
+    from apps.indexing.services import message_index_enqueue
+
+    for message in Message.objects.filter(pk__in=message_ids).order_by("order"):
+        status = message_index_enqueue(message=message)
+        Message.objects.filter(pk=message.pk).update(index_status=status)
