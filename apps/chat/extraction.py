@@ -34,7 +34,8 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     for pattern, claim_type in (
         (r"^(?:please )?remember (?:that )?(?P<s>.+)$", "fact"),
         (
-            r"^I (?:really |much |strongly )?(?:prefer|like|love|enjoy|hate|dislike|can't stand)\b.+$",
+            r"^I (?:really |much |strongly )?"
+            r"(?:prefer|like|love|enjoy|hate|dislike|can't stand)\b.+$",
             "preference",
         ),
         (r"^I(?:'m| am) (?:allergic|vegetarian|vegan|left-handed|right-handed)\b.*$", "fact"),
