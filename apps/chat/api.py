@@ -60,7 +60,7 @@ class MessageSerializer(serializers.ModelSerializer):
 
 
 class ConversationSerializer(serializers.ModelSerializer):
-    pinned_claim_ids = serializers.PrimaryKeyRelatedField(
+    pinned_claim_ids: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(
         source="pinned_claims", many=True, read_only=True
     )
 
@@ -122,7 +122,7 @@ class TranscriptImportOutputSerializer(serializers.Serializer):
 class TranscriptSerializer(serializers.Serializer):
     title = serializers.CharField(required=False, allow_blank=True, max_length=200)
     project = serializers.UUIDField(required=False)
-    messages = TranscriptTurnSerializer(
+    messages = TranscriptTurnSerializer(  # type: ignore[call-arg]  # ListSerializer takes it
         many=True, allow_empty=False, max_length=MAX_TRANSCRIPT_TURNS
     )
 

@@ -8,6 +8,14 @@ app_name = "chat"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("c/new/", views.conversation_new, name="new"),
+    path("c/list/", views.sidebar_fragment, name="sidebar"),
+    path("c/<uuid:conversation_id>/", views.conversation_page, name="conversation"),
+    path("c/<uuid:conversation_id>/messages/", views.message_fragment, name="messages"),
+    path("c/<uuid:conversation_id>/rename/", views.conversation_rename, name="rename"),
+    path("c/<uuid:conversation_id>/archive/", views.conversation_archive, name="archive"),
+    path("c/<uuid:conversation_id>/delete/", views.conversation_delete_view, name="delete"),
+    path("c/<uuid:conversation_id>/m/<uuid:message_id>/remember/",
+         views.message_remember_view, name="remember"),
     path("files/", section_pending, {"section": "files"}, name="files"),
-    path("facts/", section_pending, {"section": "facts"}, name="facts"),
 ]

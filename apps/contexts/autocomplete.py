@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db import connection
 
@@ -166,7 +166,7 @@ def reference_suggestions(*, user: User, query: str, limit: int = 10) -> list[Su
             if "_" in q or len(q) < 4
             else " & ".join(f"{word}:*" for word in re.findall(r"[a-z0-9]+", q)[:5])
         )
-        params = {
+        params: dict[str, Any] = {
             "user": user.pk,
             "q": q,
             "prefix": _like_prefix(q.replace(" ", "_")),

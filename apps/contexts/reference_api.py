@@ -30,7 +30,7 @@ class ResolutionSerializer(serializers.Serializer):
         choices=["claim", "context", "entity", "tag", "domain", "not_found"]
     )
     found = serializers.BooleanField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label
     title = serializers.CharField()
     message = serializers.CharField()
     object_id = serializers.UUIDField(allow_null=True)

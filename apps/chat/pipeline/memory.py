@@ -13,6 +13,8 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from django.db.models import QuerySet
+
 from apps.chat.models import Conversation
 from apps.chat.prompting import format_memory_line
 from apps.claims.models import USABLE_STATUSES, Claim
@@ -47,8 +49,8 @@ def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-def lean_claims(queryset: Iterable[Claim] | object) -> list[ResolvedClaim]:
-    rows = queryset.values_list(*LEAN_FIELDS)  # type: ignore[attr-defined]
+def lean_claims(queryset: QuerySet[Claim]) -> list[ResolvedClaim]:
+    rows = queryset.values_list(*LEAN_FIELDS)
     return [ResolvedClaim(*row) for row in rows]
 
 

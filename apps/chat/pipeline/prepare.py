@@ -215,7 +215,13 @@ def history_turns(*, conversation: Conversation, message: Message) -> list[ChatT
     earlier = conversation_recent_messages(
         conversation=conversation, limit=HISTORY_MESSAGES, before_order=message.order
     )
-    turns = [ChatTurn(role=m.role, content=m.content) for m in earlier if m.content.strip()]
+    turns = [
+        ChatTurn(
+            role="assistant" if m.role == Message.Role.ASSISTANT else "user", content=m.content
+        )
+        for m in earlier
+        if m.content.strip()
+    ]
     return [*turns, ChatTurn(role="user", content=message.content)]
 
 

@@ -74,6 +74,7 @@ async def stream_answer(
     what arrived (partial) and never raises: the caller always has something to save."""
     outcome = StreamOutcome(model=provider.model_name("main"))
     parts: list[str] = []
+    payload: dict[str, Any]
     try:
         async for event in provider.stream(
             system=prepared.system_prompt,

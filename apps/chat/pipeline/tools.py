@@ -124,7 +124,7 @@ class TurnTools:
                 lines.append(f"[{self._register_claim(claim)}] #{claim.number} {claim.statement}")
             else:
                 number = self.registry.register(
-                    hit.kind, hit.chunk_id, hit.title, hit.excerpt, score=hit.vector_similarity
+                    hit.kind, str(hit.chunk_id), hit.title, hit.excerpt, score=hit.vector_similarity
                 )
                 lines.append(f"[{number}] {hit.title}: {hit.excerpt}")
         return "\n".join(lines)

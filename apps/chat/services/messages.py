@@ -35,7 +35,7 @@ def message_append(
         order=(last or 0) + 1,
         **fields,
     )
-    update = {"updated_at": timezone.now()}
+    update: dict[str, Any] = {"updated_at": timezone.now()}
     if not locked.title and role == Message.Role.USER and content.strip():
         title = " ".join(content.split())
         update["title"] = (

@@ -97,7 +97,8 @@ def _check_tag_parent(tag: Tag | None, parent: Tag | None, user: User) -> None:
         return
     if parent.user_id != user.pk:
         raise ValidationError({"parent": "No such tag."})
-    depth, node = 1, parent
+    depth = 1
+    node: Tag | None = parent
     while node is not None:
         if tag is not None and node.pk == tag.pk:
             raise ValidationError({"parent": "A tag cannot be placed under itself."})
