@@ -5,6 +5,7 @@ this test; a path parameter the test cannot map to one of A's objects fails loud
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -105,7 +106,7 @@ def test_every_rest_route_keeps_user_a_invisible_and_unchanged_to_user_b() -> No
         for param in params:
             url = url.replace("{" + param + "}", _object_id(path, param, a))
         response = as_b.generic(
-            method, url, data=__import__("json").dumps(BODY), content_type="application/json"
+            method, url, data=json.dumps(BODY), content_type="application/json"
         )
         body = response.content.decode(errors="replace")
         assert SECRET not in body, f"{method} {url} leaked A's data to B"
@@ -127,6 +128,6 @@ def test_without_credentials_every_private_route_answers_401() -> None:
     for path, method in _routes():
         if path in PUBLIC:
             continue
-        url = re.sub(r"{(\w+)}", lambda m: _object_id(path, m.group(1), a), path)
+        url = re.sub(r"{(\w+)}", lambda m, p=path: _object_id(p, m.group(1), a), path)
         status = anonymous.generic(method, url).status_code
         assert status in (401, 405), f"{method} {url} answered {status} without credentials"

@@ -112,7 +112,7 @@ def test_site_pages_of_a_are_404_for_b(name: str) -> None:
 
 
 def test_lists_and_search_pages_never_show_a() -> None:
-    a, b = build_world()
+    _, b = build_world()
     client = Client()
     client.force_login(b.user)
     for url in (
