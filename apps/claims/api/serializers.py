@@ -47,7 +47,7 @@ class ClaimOutputSerializer(serializers.ModelSerializer):
     domains = DomainsField(read_only=True)
     supersedes = ClaimLinkSerializer(read_only=True, allow_null=True)
     superseded_by = serializers.SerializerMethodField()
-    source_message = serializers.PrimaryKeyRelatedField[Any](read_only=True)
+    source_message = serializers.PrimaryKeyRelatedField[Any](read_only=True, allow_null=True)
     contexts = serializers.PrimaryKeyRelatedField[Any](many=True, read_only=True)
     tags = serializers.PrimaryKeyRelatedField[Tag](many=True, read_only=True)
     entities = serializers.PrimaryKeyRelatedField[Entity](many=True, read_only=True)
