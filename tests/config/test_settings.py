@@ -34,3 +34,16 @@ def test_production_starts_with_a_secret_key() -> None:
 
     assert result.returncode == 0, result.stderr
     assert "started" in result.stdout
+
+
+def test_the_deployment_checklist_is_clean_with_production_settings() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env.update({"DJANGO_SETTINGS_MODULE": "config.settings.production",
+                "SECRET_KEY": "a-real-secret-" + "k3y" * 20})
+
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
