@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern, URLResolver, include, path
+from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from ninja import NinjaAPI
 from ninja.security import SessionAuth
@@ -23,6 +23,7 @@ from apps.contexts.api import ContextViewSet
 from apps.contexts.reference_api import MessageResolveApi, ReferenceResolveApi
 from apps.contexts.ui_api import router as contexts_ui_router
 from apps.facts.api import ProjectFactViewSet
+from apps.indexing.api import DocumentViewSet, SearchApi, SourceViewSet
 from apps.projects.api import ProjectViewSet
 
 router = DefaultRouter()
@@ -35,6 +36,8 @@ router.register(
     r"projects/(?P<project_id>[^/.]+)/facts", ProjectFactViewSet, basename="project-fact"
 )
 router.register("conversations", ConversationViewSet, basename="conversation")
+router.register("sources", SourceViewSet, basename="source")
+router.register("documents", DocumentViewSet, basename="document")
 
 api_v1_urls: list[URLPattern | URLResolver] = [
     path("auth/token/", TokenObtainApi.as_view(), name="token-obtain"),
@@ -46,6 +49,7 @@ api_v1_urls: list[URLPattern | URLResolver] = [
     path("references/resolve/", ReferenceResolveApi.as_view(), name="reference-resolve"),
     path("references/resolve-message/", MessageResolveApi.as_view(),
          name="reference-resolve-message"),
+    re_path(r"^search/?$", SearchApi.as_view(), name="search"),
     path("", include(router.urls)),
 ]
 

@@ -13,6 +13,7 @@ urlpatterns = [
     path("accounts/", include("apps.accounts.urls")),
     path("knowledge/", include("apps.claims.urls")),
     path("facts/", include("apps.facts.urls")),
+    path("files/", include("apps.indexing.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include((api_v1_urls, "api-v1"))),
     path("api/ui/", ui_api.urls),

@@ -3,9 +3,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-SECTIONS = {
-    "files": ("Files", "Upload files into a project and Cairn will index them for search."),
-}
+SECTIONS: dict[str, tuple[str, str]] = {}
 
 
 def section_pending(request: HttpRequest, section: str) -> HttpResponse:

@@ -1,7 +1,5 @@
 from django.urls import path
 
-from config.views import section_pending
-
 from . import views
 
 app_name = "chat"
@@ -15,7 +13,9 @@ urlpatterns = [
     path("c/<uuid:conversation_id>/rename/", views.conversation_rename, name="rename"),
     path("c/<uuid:conversation_id>/archive/", views.conversation_archive, name="archive"),
     path("c/<uuid:conversation_id>/delete/", views.conversation_delete_view, name="delete"),
-    path("c/<uuid:conversation_id>/m/<uuid:message_id>/remember/",
-         views.message_remember_view, name="remember"),
-    path("files/", section_pending, {"section": "files"}, name="files"),
+    path(
+        "c/<uuid:conversation_id>/m/<uuid:message_id>/remember/",
+        views.message_remember_view,
+        name="remember",
+    ),
 ]

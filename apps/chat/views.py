@@ -31,7 +31,7 @@ from .forms import (
     RememberForm,
 )
 from .models import Conversation
-from .presentation import TOOL_LABELS, message_views, remember_default
+from .presentation import message_views, remember_default
 from .selectors import conversation_get, conversation_list, conversation_messages, message_get
 from .services import (
     conversation_create,
@@ -47,28 +47,39 @@ def _sidebar(request: HttpRequest, user: User) -> dict[str, Any]:
     form = ConversationFilterForm(request.GET or None)
     query, archived = form.values()
     conversations = conversation_list(user=user, archived=archived, query=query)
-    return {"filter_form": form, "query": query, "show_archived": archived,
-            "conversations": conversations[:SIDEBAR_LIMIT]}
+    return {
+        "filter_form": form,
+        "query": query,
+        "show_archived": archived,
+        "conversations": conversations[:SIDEBAR_LIMIT],
+    }
 
 
 def _next_url(request: HttpRequest, default: str) -> str:
     target = request.POST.get("next") or request.GET.get("next") or ""
-    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
-                                       require_https=request.is_secure()):
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return target
     return default
 
 
-def _render_page(request: HttpRequest, user: User,
-                 conversation: Conversation | None) -> HttpResponse:
-    context: dict[str, Any] = {"nav": "chat", **_sidebar(request, user),
-                               "conversation": conversation, "tool_labels": TOOL_LABELS}
+def _render_page(
+    request: HttpRequest, user: User, conversation: Conversation | None
+) -> HttpResponse:
+    context: dict[str, Any] = {
+        "nav": "chat",
+        **_sidebar(request, user),
+        "conversation": conversation,
+    }
     if conversation is not None:
-        history = list(conversation_messages(conversation=conversation)
-                       .prefetch_related("attached_claims"))
+        history = list(
+            conversation_messages(conversation=conversation).prefetch_related("attached_claims")
+        )
         last_order = history[-1].order if history else None
-        context["message_views"] = message_views(user=user, conversation=conversation,
-                                                 messages=history, last_order=last_order)
+        context["message_views"] = message_views(
+            user=user, conversation=conversation, messages=history, last_order=last_order
+        )
         context["last_order"] = last_order or 0
         context["pinned_claims"] = list(conversation.pinned_claims.order_by("number"))
     else:
@@ -104,8 +115,7 @@ def conversation_new(request: HttpRequest) -> HttpResponse:
 @require_GET
 def conversation_page(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
     user = current_user(request)
-    return _render_page(request, user, conversation_get(user=user,
-                                                        conversation_id=conversation_id))
+    return _render_page(request, user, conversation_get(user=user, conversation_id=conversation_id))
 
 
 @require_GET
@@ -119,14 +129,21 @@ def message_fragment(request: HttpRequest, conversation_id: uuid.UUID) -> HttpRe
     except ValueError:
         after = 0
     # One earlier message comes along so an answer knows the words it replied to.
-    history = list(conversation_messages(conversation=conversation)
-                   .filter(order__gte=after).prefetch_related("attached_claims")[:101])
+    history = list(
+        conversation_messages(conversation=conversation)
+        .filter(order__gte=after)
+        .prefetch_related("attached_claims")[:101]
+    )
     last = conversation.messages.order_by("-order").values_list("order", flat=True).first()
-    views = message_views(user=user, conversation=conversation, messages=history,
-                          last_order=last)
-    return render(request, "chat/_messages.html", {
-        "message_views": [view for view in views if view.message.order > after],
-        "conversation": conversation})
+    views = message_views(user=user, conversation=conversation, messages=history, last_order=last)
+    return render(
+        request,
+        "chat/_messages.html",
+        {
+            "message_views": [view for view in views if view.message.order > after],
+            "conversation": conversation,
+        },
+    )
 
 
 @require_GET
@@ -151,9 +168,16 @@ def conversation_rename(request: HttpRequest, conversation_id: uuid.UUID) -> Htt
         else:
             messages.success(request, "Conversation renamed.")
             return redirect(_next_url(request, page))
-    return render(request, "chat/rename.html", {"nav": "chat", "form": form,
-                                                "conversation": conversation,
-                                                "next": _next_url(request, page)})
+    return render(
+        request,
+        "chat/rename.html",
+        {
+            "nav": "chat",
+            "form": form,
+            "conversation": conversation,
+            "next": _next_url(request, page),
+        },
+    )
 
 
 @require_POST
@@ -173,8 +197,9 @@ def conversation_delete_view(request: HttpRequest, conversation_id: uuid.UUID) -
     user = current_user(request)
     conversation = conversation_get(user=user, conversation_id=conversation_id)
     if request.method != "POST":
-        return render(request, "chat/confirm_delete.html",
-                      {"nav": "chat", "conversation": conversation})
+        return render(
+            request, "chat/confirm_delete.html", {"nav": "chat", "conversation": conversation}
+        )
     title = str(conversation)
     conversation_delete(conversation=conversation)
     messages.success(request, f"Deleted “{title}”.")
@@ -182,8 +207,9 @@ def conversation_delete_view(request: HttpRequest, conversation_id: uuid.UUID) -
 
 
 @require_POST
-def message_remember_view(request: HttpRequest, conversation_id: uuid.UUID,
-                          message_id: uuid.UUID) -> HttpResponse:
+def message_remember_view(
+    request: HttpRequest, conversation_id: uuid.UUID, message_id: uuid.UUID
+) -> HttpResponse:
     user = current_user(request)
     message = message_get(user=user, message_id=message_id)
     if message.conversation_id != conversation_id:
@@ -193,8 +219,11 @@ def message_remember_view(request: HttpRequest, conversation_id: uuid.UUID,
     page = reverse("chat:conversation", args=[conversation_id]) + f"#message-{message.pk}"
     try:
         claim, created = claim_add_or_reinforce(
-            user=user, statement=statement or remember_default(message),
-            origin=ClaimOrigin.CHAT, source_message=message)
+            user=user,
+            statement=statement or remember_default(message),
+            origin=ClaimOrigin.CHAT,
+            source_message=message,
+        )
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:

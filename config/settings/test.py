@@ -13,3 +13,6 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Jobs run in the test process so a test sees their effect right after on_commit.
 Q_CLUSTER["sync"] = True
 CAIRN_OFFLINE_WORD_DELAY = 0.0
+# The browser tests' server serves static files straight from the app folders.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

@@ -1,0 +1,3 @@
+from .views import DocumentViewSet, SearchApi, SourceViewSet
+
+__all__ = ["DocumentViewSet", "SearchApi", "SourceViewSet"]

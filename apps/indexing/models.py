@@ -1,0 +1,247 @@
+"""Sources, documents and chunks (DESIGN §6).
+
+A **Source** belongs to a project: its uploads, a folder on the server, or its chats. A
+**Document** is one file of a source. A **Chunk** is a passage of a document or of a chat
+message with its embedding and a generated ``tsvector``; chunks are what search ranks.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import PurePosixPath
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from django.db.models import Q
+from pgvector.django import HnswIndex, VectorField
+
+EMBEDDING_DIMENSIONS = 384
+PATH_MAX_LENGTH = 1024
+
+
+class SourceKind(models.TextChoices):
+    UPLOAD = "upload", "Uploads"
+    FOLDER = "folder", "Folder on the server"
+    CHAT = "chat", "Chats"
+
+
+class SourceStatus(models.TextChoices):
+    IDLE = "idle", "Idle"
+    QUEUED = "queued", "Queued"
+    SCANNING = "scanning", "Scanning"
+    INDEXING = "indexing", "Indexing"
+    READY = "ready", "Up to date"
+    FAILED = "failed", "Failed"
+
+
+class DocumentStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    INDEXING = "indexing", "Indexing"
+    INDEXED = "indexed", "Indexed"
+    SKIPPED = "skipped", "Skipped"
+    FAILED = "failed", "Failed"
+
+
+# A document in one of these is finished: it counts as done in its source's progress.
+FINISHED_STATUSES = (DocumentStatus.INDEXED, DocumentStatus.SKIPPED, DocumentStatus.FAILED)
+
+
+class Source(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(
+        "projects.Project", on_delete=models.CASCADE, related_name="sources"
+    )
+    kind = models.CharField(max_length=10, choices=SourceKind.choices)
+    name = models.CharField(max_length=200)
+    root_path = models.CharField(
+        max_length=PATH_MAX_LENGTH, blank=True, help_text="Folder sources: the absolute path."
+    )
+    include_globs = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    exclude_globs = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    status = models.CharField(
+        max_length=10, choices=SourceStatus.choices, default=SourceStatus.IDLE
+    )
+    # Progress of the current (or last) run: documents finished of those queued, and the
+    # file being worked on. Updated with F() by concurrent workers, published live.
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    progress_current = models.CharField(max_length=PATH_MAX_LENGTH, blank=True)
+    error = models.TextField(blank=True)
+    last_run_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["kind", "name"]
+        constraints = [
+            # One uploads source and one chats source per project.
+            models.UniqueConstraint(
+                fields=["project", "kind"],
+                condition=Q(kind__in=[SourceKind.UPLOAD, SourceKind.CHAT]),
+                name="source_one_upload_and_chat_per_project",
+            ),
+            models.UniqueConstraint(
+                fields=["project", "root_path"],
+                condition=Q(kind=SourceKind.FOLDER),
+                name="source_folder_unique_per_project",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind=SourceKind.FOLDER) | ~Q(root_path=""),
+                name="source_folder_has_root_path",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def progress_percent(self) -> int:
+        if not self.progress_total:
+            return 100 if self.status == SourceStatus.READY else 0
+        return min(100, round(100 * self.progress_done / self.progress_total))
+
+    @property
+    def is_running(self) -> bool:
+        return self.status in (SourceStatus.QUEUED, SourceStatus.SCANNING, SourceStatus.INDEXING)
+
+
+def upload_to(document: Document, filename: str) -> str:
+    """``uploads/<user id>/<document id>/<name>``: a directory per document, so two uploads
+    with the same name never collide and deleting one removes exactly its file."""
+    owner_id = document.source.project.owner_id
+    return f"uploads/{owner_id}/{document.id}/{PurePosixPath(filename).name}"
+
+
+class Document(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="documents")
+    path = models.CharField(
+        max_length=PATH_MAX_LENGTH,
+        help_text="Relative to the folder, or the uploaded file's (sanitised) name.",
+    )
+    file = models.FileField(upload_to=upload_to, max_length=500, blank=True)
+    doc_type = models.CharField(max_length=10, blank=True)
+    size = models.BigIntegerField(default=0)
+    mtime = models.DateTimeField(null=True, blank=True)
+    sha256 = models.CharField(
+        max_length=64, blank=True, help_text="Content hash when last uploaded or indexed."
+    )
+    status = models.CharField(
+        max_length=10, choices=DocumentStatus.choices, default=DocumentStatus.PENDING
+    )
+    error = models.TextField(blank=True)
+    chunk_count = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(
+        default=0, help_text="Failed indexing attempts since the last success."
+    )
+    indexed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["path"]
+        constraints = [
+            models.UniqueConstraint(fields=["source", "path"], name="document_path_unique"),
+        ]
+        indexes = [models.Index(fields=["source", "sha256"], name="document_source_sha_idx")]
+
+    def __str__(self) -> str:
+        return self.path
+
+    @property
+    def name(self) -> str:
+        return PurePosixPath(self.path).name
+
+
+class Chunk(models.Model):
+    """A passage of exactly one document or one chat message.
+
+    ``text`` is what was embedded and full-text indexed. For a document it is
+    ``document_text[start:end]``; for a message it is the passage ``content[start:end]``
+    headed by speaker and date and followed by the neighbouring turns
+    (``chunking.message_index_text``), so that a short reply is found by what it answers.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    # No single-column indexes on document, message and user: the unique constraints and
+    # the (user, project) index below lead with them.
+    document = models.ForeignKey(
+        Document,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="chunks",
+        db_index=False,
+    )
+    message = models.ForeignKey(
+        "chat.Message",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="index_chunks",
+        db_index=False,
+    )
+    # Denormalised from document → source → project → owner (or message → conversation):
+    # every search filters by user (and often project), and with these columns on the
+    # chunk row the HNSW and GIN scans filter without a join per candidate, which is what
+    # keeps filtered vector search fast. The owner of a chunk's document or message never
+    # changes, so the copies cannot drift.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    chunk_index = models.PositiveIntegerField()
+    text = models.TextField()
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
+    embedding_model = models.CharField(max_length=100)
+    search_vector = models.GeneratedField(
+        expression=SearchVector("text", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["document", "message", "chunk_index"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(document__isnull=False, message__isnull=True)
+                    | Q(document__isnull=True, message__isnull=False)
+                ),
+                name="chunk_of_exactly_one_document_or_message",
+            ),
+            # Re-indexing replaces chunks in one transaction; these make a duplicate chunk
+            # impossible even if two workers ever ran the same job at once.
+            models.UniqueConstraint(
+                fields=["document", "chunk_index"], name="chunk_index_unique_per_document"
+            ),
+            models.UniqueConstraint(
+                fields=["message", "chunk_index"], name="chunk_index_unique_per_message"
+            ),
+            models.CheckConstraint(condition=Q(end__gte=models.F("start")), name="chunk_span"),
+        ]
+        indexes = [
+            models.Index(fields=["user", "project"], name="chunk_user_project_idx"),
+            models.Index(fields=["embedding_model"], name="chunk_embedding_model_idx"),
+            GinIndex(fields=["search_vector"], name="chunk_search_vector_idx"),
+            HnswIndex(
+                name="chunk_embedding_hnsw_idx",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.owner_label} #{self.chunk_index}"
+
+    @property
+    def owner_label(self) -> str:
+        return f"document {self.document_id}" if self.document_id else f"message {self.message_id}"

@@ -1,0 +1,264 @@
+"""Hybrid search over a user's claims, documents and chats (DESIGN §6).
+
+``hybrid_search`` fuses two rankings by reciprocal rank fusion (RRF, k = 60): pgvector
+cosine similarity (HNSW with iterative scans, so per-user filtering loses nothing) and
+PostgreSQL full-text rank (``websearch_to_tsquery``). Both lists span all the wanted kinds:
+claims and chunks are embedded by the same model and ranked by the same text search, so one
+list orders them against each other. Results are always the requesting user's only (and
+the project's, for chunks, when one is given; claims belong to the user, not a project),
+only active or contested claims, never chunks of archived conversations.
+
+``vector_search`` and ``text_search`` return either ranking alone (the quality benchmark
+compares all three).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from django.db.models import QuerySet
+from django.utils.text import Truncator
+
+from apps.claims.models import Claim
+
+from .embeddings import Vector, get_embedding_provider
+from .models import Chunk
+from .search_queries import (
+    CHUNK_KINDS,
+    Candidate,
+    best_text,
+    nearest,
+    search_session,
+    user_chunks,
+    user_claims,
+)
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+    from apps.projects.models import Project
+
+KINDS = ("claim", "document", "message")
+RRF_K = 60
+EXCERPT_CHARS = 300
+MAX_K = 100
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One result with its provenance. ``score`` is the RRF score (hybrid) or the single
+    ranking's value; ``vector_similarity`` (cosine) and ``text_rank`` are None when the hit
+    was not in that ranking. ``text`` is the whole passage (what a prompt quotes),
+    ``excerpt`` its first few hundred characters."""
+
+    kind: str  # "claim" | "document" | "message"
+    score: float
+    vector_similarity: float | None
+    text_rank: float | None
+    claim_id: uuid.UUID | None = None
+    claim_number: int | None = None
+    chunk_id: int | None = None
+    document_id: uuid.UUID | None = None
+    document_path: str | None = None
+    start: int | None = None
+    end: int | None = None
+    conversation_id: uuid.UUID | None = None
+    message_id: uuid.UUID | None = None
+    project_id: uuid.UUID | None = None
+    title: str = ""
+    excerpt: str = ""
+    text: str = ""
+    created_at: datetime | None = None
+
+
+def hybrid_search(
+    *,
+    user: User,
+    query: str,
+    project: Project | None = None,
+    kinds: Sequence[str] = KINDS,
+    k: int = 10,
+    exclude_message_ids: Sequence[uuid.UUID | str] = (),
+) -> list[SearchHit]:
+    """The ``k`` best hits for ``query``, best first."""
+    if not query.strip():
+        return []
+    vector = get_embedding_provider().embed_query(query)
+    depth = _depth(k)
+    with search_session():
+        chunks, claims = _scopes(user, project, kinds, exclude_message_ids)
+        by_vector = nearest(chunks, claims, vector, depth)
+        by_text = best_text(chunks, claims, query, depth)
+    fused = fuse(by_vector, by_text)[: _clamp(k)]
+    return _hits(fused, by_vector, by_text)
+
+
+def vector_search(
+    *,
+    user: User,
+    query: str = "",
+    vector: Vector | None = None,
+    project: Project | None = None,
+    kinds: Sequence[str] = KINDS,
+    k: int = 10,
+    exclude_message_ids: Sequence[uuid.UUID | str] = (),
+) -> list[SearchHit]:
+    """Nearest by cosine similarity alone (``vector`` spares embedding ``query`` again)."""
+    if vector is None:
+        if not query.strip():
+            return []
+        vector = get_embedding_provider().embed_query(query)
+    with search_session():
+        chunks, claims = _scopes(user, project, kinds, exclude_message_ids)
+        ranked = nearest(chunks, claims, vector, _clamp(k))[: _clamp(k)]
+    return _hits([(c, c.value) for c in ranked], ranked, [])
+
+
+def text_search(
+    *,
+    user: User,
+    query: str,
+    project: Project | None = None,
+    kinds: Sequence[str] = KINDS,
+    k: int = 10,
+    exclude_message_ids: Sequence[uuid.UUID | str] = (),
+) -> list[SearchHit]:
+    """Best by full-text rank alone."""
+    if not query.strip():
+        return []
+    with search_session():
+        chunks, claims = _scopes(user, project, kinds, exclude_message_ids)
+        ranked = best_text(chunks, claims, query, _clamp(k))[: _clamp(k)]
+    return _hits([(c, c.value) for c in ranked], [], ranked)
+
+
+def fuse(*rankings: Sequence[Candidate]) -> list[tuple[Candidate, float]]:
+    """Reciprocal rank fusion: each ranking adds ``1 / (60 + rank)`` to an item's score."""
+    scores: dict[tuple[str, object], float] = {}
+    first_seen: dict[tuple[str, object], Candidate] = {}
+    for ranking in rankings:
+        for rank, candidate in enumerate(ranking, start=1):
+            key = (candidate.kind, candidate.id)
+            scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank)
+            first_seen.setdefault(key, candidate)
+    ordered = sorted(scores.items(), key=lambda item: -item[1])
+    return [(first_seen[key], score) for key, score in ordered]
+
+
+def _clamp(k: int) -> int:
+    return max(1, min(int(k), MAX_K))
+
+
+def _depth(k: int) -> int:
+    """How deep each ranking goes: deeper than ``k`` so that an item ranked well by one
+    list and moderately by the other can still rise."""
+    return max(3 * _clamp(k), 30)
+
+
+def _scopes(
+    user: User,
+    project: Project | None,
+    kinds: Sequence[str],
+    exclude_message_ids: Sequence[uuid.UUID | str],
+) -> tuple[QuerySet[Chunk] | None, QuerySet[Claim] | None]:
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        raise ValueError(f"unknown kinds {sorted(unknown)}; known: {', '.join(KINDS)}")
+    chunk_kinds = [kind for kind in kinds if kind in CHUNK_KINDS]
+    chunks = (
+        user_chunks(
+            user=user, project=project, kinds=chunk_kinds, exclude_message_ids=exclude_message_ids
+        )
+        if chunk_kinds
+        else None
+    )
+    claims = user_claims(user=user) if "claim" in kinds else None
+    return chunks, claims
+
+
+def _hits(
+    fused: Sequence[tuple[Candidate, float]],
+    by_vector: Iterable[Candidate],
+    by_text: Iterable[Candidate],
+) -> list[SearchHit]:
+    similarity = {(c.kind, c.id): c.value for c in by_vector}
+    rank = {(c.kind, c.id): c.value for c in by_text}
+    claims = Claim.objects.in_bulk([c.id for c, _ in fused if c.kind == "claim"])
+    chunks = (
+        Chunk.objects.select_related("document", "message__conversation")
+        .defer("embedding", "search_vector")
+        .in_bulk([c.id for c, _ in fused if c.kind == "chunk"])
+    )
+    hits = []
+    for candidate, score in fused:
+        key = (candidate.kind, candidate.id)
+        common = {
+            "score": score,
+            "vector_similarity": similarity.get(key),
+            "text_rank": rank.get(key),
+        }
+        if candidate.kind == "claim" and candidate.id in claims:
+            hits.append(_claim_hit(claims[candidate.id], **common))  # type: ignore[index]
+        elif candidate.kind == "chunk" and candidate.id in chunks:
+            hits.append(_chunk_hit(chunks[candidate.id], **common))  # type: ignore[index]
+    return hits
+
+
+def _claim_hit(claim: Claim, **common: float | None) -> SearchHit:
+    return SearchHit(
+        kind="claim",
+        claim_id=claim.id,
+        claim_number=claim.number,
+        title=f"#{claim.number} @{claim.friendly_id}",
+        excerpt=_excerpt(claim.statement),
+        text=claim.statement,
+        created_at=claim.created_at,
+        **common,  # type: ignore[arg-type]
+    )
+
+
+def _chunk_hit(chunk: Chunk, **common: float | None) -> SearchHit:
+    if chunk.document_id is not None and chunk.document is not None:
+        document = chunk.document
+        return SearchHit(
+            kind="document",
+            chunk_id=chunk.id,
+            document_id=document.id,
+            document_path=document.path,
+            start=chunk.start,
+            end=chunk.end,
+            project_id=chunk.project_id,
+            title=document.path,
+            excerpt=_excerpt(chunk.text),
+            text=chunk.text,
+            created_at=document.indexed_at or chunk.created_at,
+            **common,  # type: ignore[arg-type]
+        )
+    message = chunk.message
+    assert message is not None  # a chunk is of exactly one document or message
+    passage = message.content[chunk.start : chunk.end]
+    conversation = message.conversation
+    title = (
+        f"{conversation.title or 'Conversation'} ({message.role}, {message.created_at:%Y-%m-%d})"
+    )
+    return SearchHit(
+        kind="message",
+        chunk_id=chunk.id,
+        start=chunk.start,
+        end=chunk.end,
+        conversation_id=conversation.id,
+        message_id=message.id,
+        project_id=chunk.project_id,
+        title=title,
+        excerpt=_excerpt(passage),
+        text=passage,
+        created_at=message.created_at,
+        **common,  # type: ignore[arg-type]
+    )
+
+
+def _excerpt(text: str) -> str:
+    return Truncator(" ".join(text.split())).chars(EXCERPT_CHARS)

@@ -1,0 +1,280 @@
+"""Indexing documents: extract → chunk → embed → replace the chunks in one transaction.
+
+Documents are processed a few at a time and the chunks of several documents are embedded
+in one call, so the model always sees full batches. Each document's outcome is recorded on
+its row (indexed, skipped with the reason, failed with a readable error) and one bad file
+never stops the others. Only an error that is not about a file (the database, the model)
+escapes, for the task to retry.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.db import DatabaseError, transaction
+from django.utils import timezone
+
+from ..chunking import TextChunk, chunk_file_text
+from ..embeddings import EmbeddingProvider, Matrix, get_embedding_provider
+from ..extract import ExtractionError, extract_text
+from ..models import Chunk, Document, DocumentStatus
+from .files import UnsafePath, document_file_path, file_mtime, file_sha256
+from .progress import source_document_finished, source_document_started
+
+logger = logging.getLogger(__name__)
+
+FLUSH_CHUNKS = 128
+"""Embed once this many chunks are waiting: large enough for full model batches, small
+enough that progress moves and memory stays flat."""
+WRITE_BATCH = 500
+
+
+@dataclass
+class Prepared:
+    document: Document
+    chunks: list[TextChunk]
+    sha256: str
+    size: int
+    mtime: datetime
+    doc_type: str
+    note: str = ""
+
+
+@dataclass
+class IndexRun:
+    """What one call did, by document id; ``remaining`` were not reached before the
+    deadline and must be queued again."""
+
+    indexed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    remaining: list[str] = field(default_factory=list)
+    chunks_written: int = 0
+
+
+DocumentDone = Callable[[Document], None]
+
+
+def documents_index(
+    *,
+    document_ids: Sequence[uuid.UUID | str],
+    force: bool = False,
+    provider: EmbeddingProvider | None = None,
+    deadline: float | None = None,
+    on_document_done: DocumentDone | None = None,
+) -> IndexRun:
+    """Index these documents. ``force`` re-embeds even if the content hash is unchanged.
+    ``deadline`` (a ``time.monotonic()`` value) stops taking new documents once passed."""
+    provider = provider or get_embedding_provider()
+    run = IndexRun()
+    documents = list(
+        Document.objects.filter(pk__in=list(document_ids))
+        .select_related("source__project")
+        .order_by("path")
+    )
+    pending: list[Prepared] = []
+    for position, document in enumerate(documents):
+        # At least one document per call, so a continuation always makes progress.
+        if position and deadline is not None and time.monotonic() > deadline:
+            run.remaining = [str(later.pk) for later in documents[position:]]
+            break
+        source_document_started(source_id=document.source_id, path=document.path)
+        Document.objects.filter(pk=document.pk).update(status=DocumentStatus.INDEXING)
+        prepared = _prepare(document, provider=provider, force=force, run=run)
+        if prepared is None:
+            _finished(document, on_document_done)
+            continue
+        pending.append(prepared)
+        if sum(len(p.chunks) for p in pending) >= FLUSH_CHUNKS:
+            _embed_and_write(pending, provider=provider, run=run, done=on_document_done)
+            pending = []
+    _embed_and_write(pending, provider=provider, run=run, done=on_document_done)
+    return run
+
+
+def _prepare(
+    document: Document, *, provider: EmbeddingProvider, force: bool, run: IndexRun
+) -> Prepared | None:
+    """Read and chunk one document; None when it needs no embedding (its outcome is then
+    recorded already)."""
+    doc_id = str(document.pk)
+    try:
+        path = document_file_path(document)
+        stat_result = path.stat()
+        sha256 = file_sha256(path)
+        if not force and _is_current(document, sha256, provider.name):
+            _record(
+                document,
+                DocumentStatus.INDEXED,
+                size=stat_result.st_size,
+                mtime=file_mtime(stat_result),
+                error=document.error,
+            )
+            run.unchanged.append(doc_id)
+            return None
+        extracted = extract_text(path)
+    except ExtractionError as error:
+        status = DocumentStatus.SKIPPED if error.skipped else DocumentStatus.FAILED
+        _record_without_chunks(document, status, error.reason)
+        (run.skipped if error.skipped else run.failed).append(doc_id)
+        return None
+    except (OSError, UnsafePath) as error:
+        _record_without_chunks(document, DocumentStatus.FAILED, _file_error(error))
+        run.failed.append(doc_id)
+        return None
+    except DatabaseError:
+        raise
+    except Exception as error:  # a bug in a parser must cost one file, not the source
+        logger.exception("unexpected error reading document %s", doc_id)
+        _record_without_chunks(document, DocumentStatus.FAILED, f"unexpected error: {error}")
+        run.failed.append(doc_id)
+        return None
+    chunks = chunk_file_text(extracted.text)
+    if not chunks:
+        _record_without_chunks(document, DocumentStatus.SKIPPED, "no text to index (empty)")
+        run.skipped.append(doc_id)
+        return None
+    limit: int = settings.CAIRN_INDEX_MAX_CHUNKS
+    note = ""
+    if len(chunks) > limit:
+        note = (
+            f"only the first {limit:,} of {len(chunks):,} passages were indexed "
+            f"(up to character {chunks[limit - 1].end:,})"
+        )
+        chunks = chunks[:limit]
+    return Prepared(
+        document,
+        chunks,
+        sha256,
+        stat_result.st_size,
+        file_mtime(stat_result),
+        extracted.kind.value,
+        note,
+    )
+
+
+def _is_current(document: Document, sha256: str, model_name: str) -> bool:
+    """Its chunks were made from exactly this content by this model. ``indexed_at`` is
+    cleared whenever the stored content changes without being indexed (a replaced upload),
+    a skip or a failure."""
+    return (
+        document.indexed_at is not None
+        and document.sha256 == sha256
+        and document.chunk_count > 0
+        and not document.chunks.exclude(embedding_model=model_name).exists()
+        and document.chunks.count() == document.chunk_count
+    )
+
+
+def _embed_and_write(
+    pending: list[Prepared],
+    *,
+    provider: EmbeddingProvider,
+    run: IndexRun,
+    done: DocumentDone | None,
+) -> None:
+    if not pending:
+        return
+    texts = [chunk.text for prepared in pending for chunk in prepared.chunks]
+    vectors = provider.embed_documents(texts)
+    offset = 0
+    for prepared in pending:
+        count = len(prepared.chunks)
+        if _replace_chunks(prepared, vectors[offset : offset + count], provider.name):
+            run.indexed.append(str(prepared.document.pk))
+            run.chunks_written += count
+        offset += count
+        _finished(prepared.document, done)
+
+
+def _replace_chunks(prepared: Prepared, vectors: Matrix, model_name: str) -> bool:
+    """Swap the document's chunks for the new ones in one transaction: a reader sees the
+    old set or the new one, and a worker killed half-way leaves the old set."""
+    document = prepared.document
+    project = document.source.project
+    with transaction.atomic():
+        if not Document.objects.select_for_update().filter(pk=document.pk).exists():
+            return False  # deleted while it was being read
+        Chunk.objects.filter(document=document).delete()
+        Chunk.objects.bulk_create(
+            [
+                Chunk(
+                    document=document,
+                    user_id=project.owner_id,
+                    project_id=project.pk,
+                    chunk_index=chunk.index,
+                    text=chunk.text,
+                    start=chunk.start,
+                    end=chunk.end,
+                    embedding=vector,
+                    embedding_model=model_name,
+                )
+                for chunk, vector in zip(prepared.chunks, vectors, strict=True)
+            ],
+            batch_size=WRITE_BATCH,
+        )
+        _record(
+            document,
+            DocumentStatus.INDEXED,
+            size=prepared.size,
+            mtime=prepared.mtime,
+            error=prepared.note,
+            sha256=prepared.sha256,
+            doc_type=prepared.doc_type,
+            chunk_count=len(prepared.chunks),
+            indexed_at=timezone.now(),
+            attempts=0,
+        )
+    return True
+
+
+def _record(document: Document, status: str, **fields: object) -> None:
+    Document.objects.filter(pk=document.pk).update(status=status, **fields)
+
+
+def _record_without_chunks(document: Document, status: str, error: str) -> None:
+    """Skipped or failed: whatever was indexed before no longer describes the file."""
+    with transaction.atomic():
+        Chunk.objects.filter(document=document).delete()
+        _record(document, status, error=error, chunk_count=0, indexed_at=None)
+
+
+def _finished(document: Document, done: DocumentDone | None) -> None:
+    source_document_finished(source_id=document.source_id)
+    if done is not None:
+        done(document)
+
+
+def _file_error(error: Exception) -> str:
+    if isinstance(error, FileNotFoundError):
+        return "the file no longer exists"
+    if isinstance(error, PermissionError):
+        return "the file cannot be read (permission denied)"
+    if isinstance(error, UnsafePath):
+        return f"refused: {error}"
+    return f"the file cannot be read ({error.__class__.__name__}: {error})"
+
+
+def documents_mark_failed(*, document_ids: Sequence[uuid.UUID | str], error: str) -> None:
+    """Out of attempts: these documents failed, and count as done in their source's run."""
+    documents = list(Document.objects.filter(pk__in=list(document_ids)))
+    for document in documents:
+        _record_without_chunks(document, DocumentStatus.FAILED, error)
+        source_document_finished(source_id=document.source_id)
+
+
+def documents_mark_retrying(
+    *, document_ids: Sequence[uuid.UUID | str], error: str, attempt: int
+) -> None:
+    Document.objects.filter(pk__in=list(document_ids)).update(
+        status=DocumentStatus.PENDING,
+        attempts=attempt,
+        error=f"attempt {attempt} failed ({error}); it will be retried",
+    )

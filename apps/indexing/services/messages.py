@@ -1,0 +1,109 @@
+"""Indexing chat messages, in the background, never in the way of a reply (DESIGN §6, §7)."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from django.apps import apps
+from django.db import connection, transaction
+
+from ..chunking import chunk_message_text, message_index_text
+from ..embeddings import EmbeddingProvider, get_embedding_provider
+from ..models import Chunk
+from .queue import enqueue_now
+
+if TYPE_CHECKING:
+    from apps.chat.models import Message
+
+logger = logging.getLogger(__name__)
+
+ACCEPTED = "accepted"
+
+
+def message_index_enqueue(*, message: Message) -> str:
+    """Queue ``message`` for indexing: ``"accepted"`` or ``"failed: <reason>"``. Never
+    raises: a broker that is down must not fail a chat turn.
+
+    Inside a transaction the job is handed over when it commits (the message row must be
+    visible to the worker); ``"accepted"`` then means accepted for hand-over, and a broker
+    failure at commit is logged."""
+    message_id = str(message.pk)
+    label = f"index message {message_id}"
+    try:
+        if connection.in_atomic_block:
+            transaction.on_commit(lambda: _enqueue_logged(message_id, label))
+        else:
+            enqueue_now("index_message", message_id, label=label)
+    except Exception as error:  # ORM or Redis broker errors alike; see the docstring
+        logger.exception("could not enqueue indexing of message %s", message_id)
+        return f"failed: {_reason(error)}"
+    return ACCEPTED
+
+
+def _enqueue_logged(message_id: str, label: str) -> None:
+    try:
+        enqueue_now("index_message", message_id, label=label)
+    except Exception:  # on commit, after the chat turn's own writes: log, never raise
+        logger.exception("could not enqueue indexing of message %s", message_id)
+
+
+def _reason(error: Exception) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{error.__class__.__name__}: {text}"[:200] if text else error.__class__.__name__
+
+
+def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | None = None) -> int:
+    """(Re-)index one message; returns its number of chunks (0 if it is gone or empty).
+
+    Each chunk is embedded with the message's speaker, date and neighbouring turns, and
+    the message's chunks are replaced in one transaction, so running this twice, or again
+    after a worker died half-way, leaves exactly one set."""
+    message_model = apps.get_model("chat", "Message")
+    message = message_model.objects.select_related("conversation").filter(pk=message_id).first()
+    if message is None:
+        return 0
+    provider = provider or get_embedding_provider()
+    conversation = message.conversation
+    siblings = message_model.objects.filter(conversation=conversation)
+    previous = siblings.filter(order__lt=message.order).order_by("-order").first()
+    following = siblings.filter(order__gt=message.order).order_by("order").first()
+    chunks = chunk_message_text(message.content, provider.token_offsets)
+    texts = [
+        message_index_text(
+            speaker=message.role,
+            created_at=message.created_at,
+            content=chunk.text,
+            previous=_turn(previous),
+            following=_turn(following),
+        )
+        for chunk in chunks
+    ]
+    vectors: Sequence[object] = provider.embed_documents(texts) if texts else []
+    with transaction.atomic():
+        if not message_model.objects.select_for_update().filter(pk=message.pk).exists():
+            return 0  # deleted meanwhile
+        Chunk.objects.filter(message_id=message.pk).delete()
+        Chunk.objects.bulk_create(
+            Chunk(
+                message_id=message.pk,
+                user_id=conversation.user_id,
+                project_id=conversation.project_id,
+                chunk_index=chunk.index,
+                text=text,
+                start=chunk.start,
+                end=chunk.end,
+                embedding=vector,
+                embedding_model=provider.name,
+            )
+            for chunk, text, vector in zip(chunks, texts, vectors, strict=True)
+        )
+    return len(chunks)
+
+
+def _turn(message: Message | None) -> str | None:
+    if message is None or not message.content.strip():
+        return None
+    return f"{message.role}: {message.content}"

@@ -1,0 +1,82 @@
+"""Re-embedding stored rows after a model change (``manage.py reindex``): chunk texts and
+claim statements are embedded again in place; nothing is extracted or chunked again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db.models import Q, QuerySet
+
+from apps.claims.models import Claim
+
+from ..embeddings import EmbeddingProvider
+from ..models import Chunk
+from .claims import claims_embed
+
+BATCH = 256
+
+
+@dataclass(frozen=True)
+class Stale:
+    chunks: int
+    claims: int
+
+
+def stale_chunks(*, provider: EmbeddingProvider, model: str | None = None) -> QuerySet[Chunk]:
+    chunks = Chunk.objects.exclude(embedding_model=provider.name)
+    return chunks.filter(embedding_model=model) if model else chunks
+
+
+def stale_claims(*, provider: EmbeddingProvider, model: str | None = None) -> QuerySet[Claim]:
+    if model:
+        return Claim.objects.filter(embedding_model=model)
+    return Claim.objects.filter(~Q(embedding_model=provider.name) | Q(embedding=None))
+
+
+def stale_count(*, provider: EmbeddingProvider, model: str | None = None) -> Stale:
+    return Stale(
+        stale_chunks(provider=provider, model=model).count(),
+        stale_claims(provider=provider, model=model).count(),
+    )
+
+
+def embeddings_refresh(
+    *,
+    provider: EmbeddingProvider,
+    model: str | None = None,
+    batch_size: int = BATCH,
+    on_batch: Callable[[int], None] | None = None,
+) -> Stale:
+    """Re-embed every chunk and claim not embedded by ``provider`` (only those embedded by
+    ``model`` if given). ``on_batch`` is told how many rows each batch did."""
+    chunks_done = 0
+    last_id = 0
+    while True:
+        batch = list(
+            stale_chunks(provider=provider, model=model)
+            .filter(id__gt=last_id)
+            .order_by("id")
+            .values_list("id", "text")[:batch_size]
+        )
+        if not batch:
+            break
+        vectors = provider.embed_documents([text for _, text in batch])
+        Chunk.objects.bulk_update(
+            [
+                Chunk(id=pk, embedding=vector, embedding_model=provider.name)
+                for (pk, _), vector in zip(batch, vectors, strict=True)
+            ],
+            ["embedding", "embedding_model"],
+        )
+        chunks_done += len(batch)
+        last_id = batch[-1][0]
+        if on_batch:
+            on_batch(len(batch))
+    claims_done = 0
+    ids = list(stale_claims(provider=provider, model=model).values_list("id", flat=True))
+    for first in range(0, len(ids), batch_size):
+        claims_done += claims_embed(claim_ids=ids[first : first + batch_size], provider=provider)
+        if on_batch:
+            on_batch(len(ids[first : first + batch_size]))
+    return Stale(chunks_done, claims_done)

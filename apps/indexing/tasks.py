@@ -1,0 +1,109 @@
+"""django-q2 tasks: take ids, reload the rows, call a service, and never raise.
+
+A failure is logged and recorded, and the task schedules its own next attempt with back-off
+(``services.queue``); after the last attempt the documents concerned are marked failed
+with the error. Every service below is idempotent, so a re-delivered or retried task is
+harmless.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from django.conf import settings
+
+from .models import SourceStatus
+from .services import (
+    FolderUnavailable,
+    claims_embed,
+    documents_index,
+    message_index,
+    source_scan_run,
+)
+from .services.documents import documents_mark_failed, documents_mark_retrying
+from .services.progress import source_status_set
+from .services.queue import enqueue_documents, schedule_retry
+
+logger = logging.getLogger(__name__)
+
+DEADLINE_SHARE = 0.5
+"""A task stops taking new documents after this share of the django-q2 timeout and queues
+the rest, so it is never killed for running long."""
+
+
+def _describe(error: Exception) -> str:
+    return f"{error.__class__.__name__}: {error}"[:500]
+
+
+def index_message(message_id: str, attempt: int = 1) -> str:
+    try:
+        count = message_index(message_id=message_id)
+    except Exception as error:  # recorded and retried; a task must not raise
+        logger.exception("indexing message %s failed (attempt %d)", message_id, attempt)
+        if schedule_retry("index_message", message_id, attempt=attempt):
+            return f"retrying: {_describe(error)}"
+        return f"failed: {_describe(error)}"
+    return f"{count} chunks"
+
+
+def index_documents(document_ids: list[str], force: bool = False, attempt: int = 1) -> str:
+    timeout = float(settings.Q_CLUSTER.get("timeout") or 600)  # type: ignore[arg-type]
+    deadline = time.monotonic() + timeout * DEADLINE_SHARE
+    try:
+        run = documents_index(document_ids=document_ids, force=force, deadline=deadline)
+    except Exception as error:  # recorded per document, retried with back-off
+        logger.exception("indexing documents %s failed (attempt %d)", document_ids, attempt)
+        reason = _describe(error)
+        if schedule_retry("index_documents", document_ids, force, attempt=attempt):
+            documents_mark_retrying(document_ids=document_ids, error=reason, attempt=attempt)
+            return f"retrying: {reason}"
+        documents_mark_failed(
+            document_ids=document_ids, error=f"indexing failed {attempt} times: {reason}"
+        )
+        return f"failed: {reason}"
+    if run.remaining:
+        enqueue_documents(run.remaining, force=force)
+    return (
+        f"{len(run.indexed)} indexed ({run.chunks_written} chunks), {len(run.unchanged)} "
+        f"unchanged, {len(run.skipped)} skipped, {len(run.failed)} failed, "
+        f"{len(run.remaining)} queued again"
+    )
+
+
+def index_document(document_id: str, force: bool = False, attempt: int = 1) -> str:
+    return index_documents([document_id], force, attempt)
+
+
+def scan_folder_source(source_id: str, attempt: int = 1) -> str:
+    try:
+        result = source_scan_run(source_id=source_id)
+    except FolderUnavailable as error:  # recorded on the source; a rescan tries again
+        return f"failed: {error}"
+    except Exception as error:  # recorded on the source, retried with back-off
+        logger.exception("scanning source %s failed (attempt %d)", source_id, attempt)
+        reason = _describe(error)
+        retrying = schedule_retry("scan_folder_source", source_id, attempt=attempt)
+        message = f"scan attempt {attempt} failed: {reason}" + (
+            "; it will be retried" if retrying else ""
+        )
+        source_status_set(source_id=source_id, status=SourceStatus.FAILED, error=message)
+        return message
+    if result is None:
+        return "source gone"
+    return (
+        f"{result.found} files: {result.new} new, {result.changed} changed, "
+        f"{result.retried} retried, {result.unchanged} unchanged, {result.removed} removed, "
+        f"{len(result.refused)} refused"
+    )
+
+
+def embed_claims(claim_ids: list[str], attempt: int = 1) -> str:
+    try:
+        count = claims_embed(claim_ids=claim_ids)
+    except Exception as error:  # retried with back-off; claims keep their old vectors
+        logger.exception("embedding claims failed (attempt %d)", attempt)
+        if schedule_retry("embed_claims", claim_ids, attempt=attempt):
+            return f"retrying: {_describe(error)}"
+        return f"failed: {_describe(error)}"
+    return f"{count} claims embedded"

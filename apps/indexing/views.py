@@ -1,0 +1,196 @@
+"""The Files page: upload into a project, watch indexing, delete and re-index.
+
+Works without JavaScript: forms post and redirect back with a message, and the progress
+bars show the stored progress on each load. ``static/js/files.js`` adds drag and drop and
+live progress from the ``indexing.progress`` events on ``/ws/events/``."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.accounts.models import User
+from apps.accounts.request_user import current_user
+from apps.projects.models import Project
+from apps.projects.selectors import project_get, project_list
+from apps.projects.services import project_ensure_personal
+
+from .extract.zipguard import format_bytes
+from .forms import FolderSourceForm, UploadForm
+from .models import Source
+from .selectors import document_chunks, document_get, document_list, source_get, source_list
+from .services import (
+    document_delete,
+    document_reindex,
+    documents_upload,
+    folder_roots,
+    source_create_folder,
+    source_delete,
+    source_refresh,
+)
+
+DOCUMENTS_SHOWN = 200
+CHUNKS_SHOWN = 50
+
+
+def _project(user: User, project_id: Any) -> Project:
+    return (
+        project_get(user=user, project_id=project_id)
+        if project_id
+        else (project_ensure_personal(user=user))
+    )
+
+
+def _back(project: Project | uuid.UUID | str) -> HttpResponse:
+    project_id = project.pk if isinstance(project, Project) else project
+    return redirect(f"{reverse('files:home')}?project={project_id}")
+
+
+def _source_context(user: User, source: Source) -> dict[str, Any]:
+    documents = document_list(user=user, source=source)
+    return {
+        "source": source,
+        "documents": documents[:DOCUMENTS_SHOWN],
+        "more_documents": max(0, documents.count() - DOCUMENTS_SHOWN),
+    }
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    user = current_user(request)
+    project = _project(user, request.GET.get("project"))
+    sources = [
+        _source_context(user, source)
+        for source in source_list(user=user, project=project).order_by("kind", "name")
+    ]
+    return render(
+        request,
+        "files/home.html",
+        {
+            "nav": "files",
+            "project": project,
+            "projects": project_list(user=user, include_archived=False),
+            "sources": sources,
+            "upload_form": UploadForm(initial={"project": project.pk}),
+            "folder_form": FolderSourceForm(initial={"project": project.pk}),
+            "folders_enabled": bool(folder_roots()),
+            "folder_roots": folder_roots(),
+            "max_files": settings.CAIRN_UPLOAD_MAX_FILES,
+            "max_size": format_bytes(settings.CAIRN_UPLOAD_MAX_BYTES),
+        },
+    )
+
+
+@require_GET
+def source_card(request: HttpRequest, source_id: uuid.UUID) -> HttpResponse:
+    """One source's card, for the page to refresh it live."""
+    user = current_user(request)
+    source = source_get(user=user, source_id=source_id)
+    return render(request, "files/_source.html", _source_context(user, source))
+
+
+@require_POST
+def upload(request: HttpRequest) -> HttpResponse:
+    user = current_user(request)
+    form = UploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        messages.error(request, "Choose one or more files to upload.")
+        return _back(request.POST.get("project") or project_ensure_personal(user=user))
+    project = project_get(user=user, project_id=form.cleaned_data["project"])
+    try:
+        results = documents_upload(project=project, files=form.cleaned_data["files"])
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return _back(project)
+    duplicates = [r.document.path for r in results if r.duplicate]
+    queued = len(results) - len(duplicates)
+    if queued:
+        messages.success(
+            request,
+            f"{queued} file{'s' if queued != 1 else ''} uploaded; indexing runs in the background.",
+        )
+    if duplicates:
+        messages.info(request, "Already uploaded, not stored again: " + ", ".join(duplicates))
+    return _back(project)
+
+
+@require_POST
+def folder_create(request: HttpRequest) -> HttpResponse:
+    user = current_user(request)
+    form = FolderSourceForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Give the folder's path.")
+        return _back(request.POST.get("project") or project_ensure_personal(user=user))
+    data = dict(form.cleaned_data)
+    project = project_get(user=user, project_id=data.pop("project"))
+    try:
+        source = source_create_folder(user=user, project=project, **data)
+    except (ValidationError, PermissionDenied) as error:
+        text = " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
+        messages.error(request, text)
+        return _back(project)
+    messages.success(request, f"Scanning {source.root_path} in the background.")
+    return _back(project)
+
+
+@require_POST
+def source_refresh_view(request: HttpRequest, source_id: uuid.UUID) -> HttpResponse:
+    user = current_user(request)
+    source = source_get(user=user, source_id=source_id)
+    try:
+        source_refresh(source=source, user=user)
+    except (ValidationError, PermissionDenied) as error:
+        messages.error(request, " ".join(getattr(error, "messages", [str(error)])))
+        return _back(source.project_id)
+    messages.success(request, f"{source.name}: indexing again in the background.")
+    return _back(source.project_id)
+
+
+@require_POST
+def source_delete_view(request: HttpRequest, source_id: uuid.UUID) -> HttpResponse:
+    source = source_get(user=current_user(request), source_id=source_id)
+    project_id = source.project_id
+    source_delete(source=source)
+    messages.success(request, f"{source.name} and its documents were deleted.")
+    return _back(project_id)
+
+
+@require_GET
+def document_detail(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
+    user = current_user(request)
+    document = document_get(user=user, document_id=document_id)
+    return render(
+        request,
+        "files/document.html",
+        {
+            "nav": "files",
+            "document": document,
+            "chunks": document_chunks(user=user, document=document)[:CHUNKS_SHOWN],
+            "chunks_shown": CHUNKS_SHOWN,
+        },
+    )
+
+
+@require_POST
+def document_reindex_view(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
+    document = document_get(user=current_user(request), document_id=document_id)
+    document_reindex(document=document)
+    messages.success(request, f"{document.name}: indexing again in the background.")
+    return _back(document.source.project_id)
+
+
+@require_POST
+def document_delete_view(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
+    document = document_get(user=current_user(request), document_id=document_id)
+    project_id = document.source.project_id
+    document_delete(document=document)
+    messages.success(request, f"{document.name} was deleted.")
+    return _back(project_id)

@@ -1,0 +1,97 @@
+"""The retrieval-quality corpus as data: conversations of turns, and questions that name
+the turns holding their answers. Stored as ``corpus.json`` next to this file.
+
+A turn is addressed by its conversation's index in the corpus and its ``order`` there,
+counted from 1 as the transcript import numbers messages (``Message.order``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+CORPUS_PATH = Path(__file__).resolve().parent / "corpus.json"
+
+CATEGORIES = ("single-fact", "multi-hop", "temporal", "preference-update")
+
+
+@dataclass(frozen=True)
+class Turn:
+    role: str  # "user" | "assistant"
+    content: str
+    created_at: str  # ISO 8601 with offset, as the transcript API takes it
+
+
+@dataclass(frozen=True)
+class Conversation:
+    title: str
+    turns: list[Turn]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A turn holding (part of) an answer; ``contains`` is text that turn must contain."""
+
+    conversation: int
+    order: int
+    contains: str
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    category: str
+    question: str
+    answer: str
+    evidence: list[Evidence]
+    # True when the answer text appears in no turn but the evidence: the labels are then
+    # complete, since no other turn could answer the question as well.
+    answer_only_in_evidence: bool = True
+
+
+@dataclass(frozen=True)
+class Corpus:
+    seed: int
+    conversations: list[Conversation]
+    questions: list[Question]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def turn_count(self) -> int:
+        return sum(len(conversation.turns) for conversation in self.conversations)
+
+    def turn(self, evidence: Evidence) -> Turn:
+        return self.conversations[evidence.conversation].turns[evidence.order - 1]
+
+
+def corpus_dump(corpus: Corpus, path: Path = CORPUS_PATH) -> None:
+    # One turn or question per line: small, and diffs of a regenerated corpus stay readable.
+    data = asdict(corpus)
+    lines = ['{"seed": %d, "notes": %s,' % (corpus.seed, json.dumps(data["notes"])),
+             '"conversations": [']
+    for index, conversation in enumerate(data["conversations"]):
+        lines.append('{"title": %s, "turns": [' % json.dumps(conversation["title"]))
+        turns = [json.dumps(turn, ensure_ascii=False) for turn in conversation["turns"]]
+        lines.append(",\n".join(turns))
+        lines.append("]}" + ("," if index < len(data["conversations"]) - 1 else ""))
+    lines.append('], "questions": [')
+    lines.append(",\n".join(json.dumps(q, ensure_ascii=False) for q in data["questions"]))
+    lines.append("]}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def corpus_load(path: Path = CORPUS_PATH) -> Corpus:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return Corpus(
+        seed=data["seed"],
+        notes=data.get("notes", []),
+        conversations=[
+            Conversation(title=c["title"], turns=[Turn(**t) for t in c["turns"]])
+            for c in data["conversations"]
+        ],
+        questions=[
+            Question(**{**q, "evidence": [Evidence(**e) for e in q["evidence"]]})
+            for q in data["questions"]
+        ],
+    )

@@ -1,0 +1,541 @@
+// The open conversation: the websocket (/ws/chat/<id>/, protocol in the README), one turn
+// at a time streamed as plain text and then swapped for the server-rendered message, and
+// the actions on messages (pin, use now, save as memory, clarify, try again).
+(function () {
+  "use strict";
+  var C = window.CairnChat;
+  var chat = C.root();
+  if (!chat || !chat.dataset.currentId) return;
+  var conversationId = chat.dataset.currentId;
+  var log = document.getElementById("chat-log");
+  var form = document.getElementById("composer");
+  var sendButton = document.getElementById("send-btn");
+  var stopButton = document.getElementById("stop-btn");
+  var errorBox = document.getElementById("composer-error");
+  var connState = document.getElementById("conn-state");
+  var MAX_BYTES = 32 * 1024;
+  var REJECTIONS = ["empty", "too_large", "invalid", "busy", "rate_limited"];
+  var TOOL_LABELS = { memory_search: "Searching memory", memory_add: "Saving a memory", read_document: "Reading a document" };
+
+  var socket = null;
+  var retries = 0;
+  var retryTimer = null;
+  var heartbeat = null;
+  var gaveUp = false;
+  var resyncNeeded = null;
+  var turn = null;
+
+  // ---- small helpers ----------------------------------------------------------------------
+  function lastOrder() {
+    var orders = Array.prototype.map.call(log.querySelectorAll(".msg[data-order]"), function (node) {
+      return Number(node.dataset.order) || 0;
+    });
+    return orders.length ? Math.max.apply(null, orders) : 0;
+  }
+
+  function nearBottom() {
+    return log.scrollHeight - log.scrollTop - log.clientHeight < 160;
+  }
+
+  function toBottom() {
+    log.scrollTop = log.scrollHeight;
+  }
+
+  var errorTimer = null;
+  function showError(text) {
+    errorBox.textContent = text;
+    errorBox.hidden = false;
+    window.clearTimeout(errorTimer);
+    errorTimer = window.setTimeout(function () { errorBox.hidden = true; }, 10000);
+  }
+  C.showError = showError;
+
+  function connected() {
+    return socket !== null && socket.readyState === WebSocket.OPEN;
+  }
+
+  function updateButtons() {
+    sendButton.disabled = !!turn || !connected() || !C.composer.text().trim();
+    stopButton.hidden = !turn;
+    stopButton.disabled = !turn || !!turn.stopping;
+  }
+
+  function setConn(text, state) {
+    connState.textContent = text;
+    connState.className = "conn-state " + (state || "");
+  }
+
+  // ---- the websocket, with back-off ----------------------------------------------------------
+  function connect() {
+    window.clearTimeout(retryTimer);
+    if (gaveUp || socket) return;
+    setConn("connecting…");
+    var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
+    var ws = new WebSocket(scheme + window.location.host + chat.dataset.wsPath);
+    socket = ws;
+    ws.addEventListener("open", function () {
+      retries = 0;
+      setConn("connected", "up");
+      updateButtons();
+      heartbeat = window.setInterval(function () {
+        if (connected()) socket.send(JSON.stringify({ type: "ping" }));
+      }, 25000);
+      if (resyncNeeded) resync(resyncNeeded, 0);
+      resyncNeeded = null;
+    });
+    ws.addEventListener("message", function (event) {
+      var data;
+      try {
+        data = JSON.parse(event.data);
+      } catch (error) {
+        return;
+      }
+      handle(data);
+    });
+    ws.addEventListener("close", function (event) {
+      if (socket !== ws) return;
+      socket = null;
+      window.clearInterval(heartbeat);
+      if (turn) interrupted();
+      updateButtons();
+      if (event.code === 4401) {
+        gaveUp = true;
+        setConn("you are logged out — log in again to chat", "down");
+        return;
+      }
+      if (event.code === 4404) {
+        gaveUp = true;
+        setConn("this conversation no longer exists", "down");
+        return;
+      }
+      var delay = Math.min(30000, 1000 * Math.pow(2, retries)) * (0.8 + Math.random() * 0.4);
+      retries += 1;
+      setConn("disconnected — reconnecting in " + Math.round(delay / 1000) + " s", "down");
+      retryTimer = window.setTimeout(connect, delay);
+    });
+  }
+
+  window.addEventListener("online", function () {
+    retries = 0;
+    connect();
+  });
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible" && !socket) {
+      retries = 0;
+      connect();
+    }
+  });
+
+  // ---- building the bubbles of a turn --------------------------------------------------------
+  function referenceNodes(text) {
+    var parsed = window.CairnReferences.parseReferences(text);
+    var nodes = [];
+    var position = 0;
+    parsed.references.forEach(function (ref) {
+      nodes.push(text.slice(position, ref.utf16Start));
+      nodes.push(C.el("span", { class: "ref-chip", tabindex: "0", "data-ref": ref.identifier, "data-ref-kind": ref.kind, text: ref.raw }));
+      position = ref.utf16End;
+    });
+    nodes.push(text.slice(position));
+    return nodes;
+  }
+
+  function head(who) {
+    return C.el("div", { class: "msg-head" }, [C.el("span", { class: "msg-who", text: who })]);
+  }
+
+  function userBubble(text, attachments) {
+    var bubble = C.el("article", { class: "msg msg-user pending", "data-transient": "1" }, [
+      head("You"),
+      C.el("div", { class: "msg-body msg-text" }, referenceNodes(text)),
+    ]);
+    if (attachments.length) {
+      bubble.appendChild(
+        C.el("div", { class: "msg-attached small" }, [C.el("span", { class: "muted", text: "Used for this turn:" })].concat(
+          attachments.map(function (claim) { return C.el("span", { class: "chip", text: " #" + claim.number, title: claim.statement }); })
+        ))
+      );
+    }
+    return bubble;
+  }
+
+  function answerBubble() {
+    var body = C.el("div", { class: "msg-body streaming" });
+    var status = C.el("p", { class: "tool-line typing", text: "Thinking" });
+    var bubble = C.el("article", { class: "msg msg-assistant pending", "data-transient": "1", "aria-busy": "true" }, [head("Cairn"), body, status]);
+    return { node: bubble, body: body, status: status };
+  }
+
+  function setStatusLine(text, typing) {
+    if (!turn) return;
+    turn.answer.status.textContent = text;
+    turn.answer.status.classList.toggle("typing", !!typing);
+  }
+
+  function removeClarify() {
+    log.querySelectorAll(".clarify").forEach(function (node) { node.remove(); });
+  }
+
+  // ---- one turn ------------------------------------------------------------------------------
+  function send(textOverride, topic) {
+    if (turn) return;
+    var fromComposer = textOverride === undefined;
+    var text = fromComposer ? C.composer.text() : textOverride;
+    if (!text.trim()) return;
+    if (!connected()) {
+      showError("Not connected — reconnecting. Your text is kept; send again in a moment.");
+      connect();
+      return;
+    }
+    if (new TextEncoder().encode(text).length > MAX_BYTES) {
+      showError("That message is over 32 KB. Upload long text as a file instead.");
+      return;
+    }
+    var attachments = fromComposer ? C.composer.attachments() : [];
+    var empty = document.getElementById("log-empty");
+    if (empty) empty.remove();
+    removeClarify();
+    errorBox.hidden = true;
+    turn = { text: text, topic: topic || null, attachments: attachments, fromComposer: fromComposer, acked: false, userOrder: null, gotText: false };
+    turn.user = userBubble(text, attachments);
+    turn.answer = answerBubble();
+    log.appendChild(turn.user);
+    log.appendChild(turn.answer.node);
+    socket.send(JSON.stringify({
+      type: "message",
+      text: text,
+      attached_claim_ids: attachments.map(function (claim) { return claim.id; }),
+      fact_topic: topic || null,
+    }));
+    if (fromComposer) {
+      C.composer.clear();
+      C.composer.setAttachments([]);
+    }
+    C.announce("Sent. Cairn is answering…");
+    updateButtons();
+    toBottom();
+  }
+  C.send = function () { send(); };
+
+  function stop() {
+    if (!turn || !connected() || turn.stopping) return;
+    turn.stopping = true;
+    socket.send(JSON.stringify({ type: "cancel" }));
+    setStatusLine("Stopping…", false);
+    updateButtons();
+  }
+  C.stop = stop;
+
+  function rejected(message) {
+    // Nothing was saved: put the words (and attachments) back where they were.
+    turn.user.remove();
+    turn.answer.node.remove();
+    if (turn.fromComposer && !C.composer.text().trim()) {
+      C.composer.setText(turn.text);
+      C.composer.setAttachments(turn.attachments);
+    }
+    showError(message);
+    endTurn();
+  }
+
+  function endTurn() {
+    turn = null;
+    updateButtons();
+    if (document.activeElement === document.body || document.activeElement === stopButton) C.composer.input.focus();
+  }
+
+  function handle(event) {
+    switch (event.type) {
+      case "ack":
+        if (!turn) return;
+        turn.acked = true;
+        turn.userOrder = event.order;
+        turn.user.dataset.order = event.order;
+        turn.user.id = "message-" + event.message_id;
+        turn.user.classList.remove("pending");
+        (event.references || []).forEach(function (ref) {
+          if (ref.found) return;
+          turn.user.querySelectorAll(".ref-chip").forEach(function (chip) {
+            if (chip.dataset.ref.toLowerCase() === String(ref.identifier).toLowerCase()) {
+              chip.classList.add("missing");
+              chip.title = ref.message;
+            }
+          });
+        });
+        (event.notices || []).forEach(function (notice) {
+          turn.user.appendChild(C.el("p", { class: "msg-notice", text: notice }));
+        });
+        return;
+      case "clarify":
+        if (!turn) return;
+        turn.answer.body.textContent = event.question;
+        setStatusLine("", false);
+        return;
+      case "memory":
+        var count = (event.items || []).length;
+        setStatusLine(
+          "Using " + count + " memor" + (count === 1 ? "y" : "ies") +
+            (event.facts_retrieved ? " and " + event.facts_retrieved + " fact" + (event.facts_retrieved === 1 ? "" : "s") : ""),
+          true
+        );
+        return;
+      case "sources":
+        return;
+      case "delta":
+        if (!turn) return;
+        var stick = nearBottom();
+        if (!turn.gotText) {
+          turn.gotText = true;
+          setStatusLine("Writing", true);
+        }
+        turn.answer.body.appendChild(document.createTextNode(event.text));
+        if (stick) toBottom();
+        return;
+      case "tool":
+        if (!turn) return;
+        var label = TOOL_LABELS[event.name] || "Using a tool";
+        if (event.phase === "call") setStatusLine(label, true);
+        else if (event.is_error) setStatusLine("A memory tool failed; going on", true);
+        return;
+      case "error":
+        if (turn && !turn.acked && REJECTIONS.indexOf(event.code) !== -1) {
+          rejected(event.message);
+          return;
+        }
+        if (!turn) {
+          showError(event.message);
+          return;
+        }
+        if (event.code === "cancelled" || event.code === "provider") {
+          setStatusLine(event.code === "cancelled" ? "Stopped — saving the partial answer" : "The model failed — saving", false);
+          return;
+        }
+        // internal: the turn ended without an answer; the saved messages say what is left.
+        setStatusLine(event.message, false);
+        turn.answer.node.classList.add("status-failed");
+        var order = turn.userOrder;
+        endTurn();
+        resync({ after: order ? order - 1 : lastOrder() }, 0);
+        return;
+      case "done":
+        finish(event.message);
+        return;
+      default:
+        return;
+    }
+  }
+
+  function statusNote(payload) {
+    if (payload.status === "partial") {
+      return payload.error === "Stopped by the user." ? "Stopped — partial answer saved" : "Interrupted: " + payload.error + " — partial answer saved";
+    }
+    if (payload.status === "failed") return "The model failed: " + (payload.error || "no answer") + "; your message was saved";
+    return "";
+  }
+
+  function finish(payload) {
+    if (!turn) return;
+    var current = turn;
+    var stick = nearBottom();
+    // The server-rendered, sanitised answer at once; then the whole message as the page
+    // renders it (memory used, sources, badge, actions).
+    current.answer.body.classList.remove("streaming");
+    current.answer.body.classList.add("markdown");
+    current.answer.body.innerHTML = payload.html;
+    current.answer.node.removeAttribute("aria-busy");
+    current.answer.node.dataset.order = payload.order;
+    var note = statusNote(payload);
+    current.answer.status.textContent = note;
+    current.answer.status.className = note ? "msg-status " + (payload.status === "failed" ? "err" : "warn") : "tool-line";
+    C.announce(note || "Answer complete");
+    endTurn();
+    var after = current.userOrder ? current.userOrder - 1 : payload.order - 1;
+    C.fragment(chat.dataset.messagesUrl + "?after=" + after)
+      .then(function (nodes) {
+        current.user.remove();
+        current.answer.node.remove();
+        removeStale(nodes);
+        if (C.markChips) C.markChips(nodes);
+        log.appendChild(nodes);
+        if (stick) toBottom();
+      })
+      .catch(function () { /* the streamed version stays; a reload shows the rest */ });
+    if (C.refreshSidebar) C.refreshSidebar().then(syncTitle);
+  }
+
+  /** The first message names an untitled conversation: show the name the server gave it. */
+  function syncTitle() {
+    var named = document.querySelector(".conv-item.current [data-title]");
+    var heading = document.querySelector(".conv-head [data-title]");
+    if (!named || !heading || heading.textContent === named.textContent) return;
+    heading.textContent = named.textContent;
+    document.title = named.textContent + " · Cairn";
+  }
+
+  function removeStale(nodes) {
+    Array.prototype.forEach.call(nodes.querySelectorAll(".msg[id]"), function (fresh) {
+      var old = document.getElementById(fresh.id);
+      if (old) old.remove();
+    });
+  }
+
+  function interrupted() {
+    var current = turn;
+    var note = current.acked
+      ? "Connection lost — what arrived is saved; it will show when the page reconnects."
+      : "Connection lost before the message was confirmed.";
+    setStatusLine(note, false);
+    current.answer.status.className = "msg-status warn";
+    current.answer.node.removeAttribute("aria-busy");
+    resyncNeeded = { after: current.userOrder ? current.userOrder - 1 : lastOrder(), turn: current };
+    endTurn();
+  }
+
+  /** Fetch the messages saved while we were away and put them in place of the bubbles. */
+  function resync(state, attempt) {
+    window.setTimeout(function () {
+      C.fragment(chat.dataset.messagesUrl + "?after=" + state.after)
+        .then(function (nodes) {
+          var fresh = nodes.querySelectorAll(".msg");
+          var last = fresh.length ? fresh[fresh.length - 1] : null;
+          var answered = last && last.classList.contains("msg-assistant");
+          if (!answered && attempt < 3) {
+            resync(state, attempt + 1); // the partial answer may still be being saved
+            return;
+          }
+          log.querySelectorAll(".msg[data-transient]").forEach(function (node) { node.remove(); });
+          removeStale(nodes);
+          var savedUser = Array.prototype.some.call(fresh, function (node) { return node.classList.contains("msg-user"); });
+          log.appendChild(nodes);
+          toBottom();
+          var lost = state.turn;
+          if (lost && !savedUser && lost.fromComposer && !C.composer.text().trim()) {
+            C.composer.setText(lost.text);
+            C.composer.setAttachments(lost.attachments);
+            showError("Your last message did not reach Cairn; it is back in the box.");
+          }
+        })
+        .catch(function () { /* a later reconnect tries again */ });
+    }, 800 * (attempt + 1));
+  }
+
+  // ---- the composer form ----------------------------------------------------------------------
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    send();
+  });
+  stopButton.addEventListener("click", stop);
+  C.composer.input.addEventListener("input", updateButtons);
+
+  // ---- actions on messages and memory ------------------------------------------------------------
+  function pressed(selector, id, value) {
+    document.querySelectorAll("[" + selector + '="' + id + '"]').forEach(function (button) {
+      button.setAttribute("aria-pressed", value ? "true" : "false");
+    });
+  }
+
+  function pinnedListAdd(claim) {
+    var list = document.getElementById("pinned-list");
+    if (!list || list.querySelector('[data-claim-id="' + claim.id + '"]')) return;
+    var placeholder = list.querySelector("[data-pinned-empty]");
+    if (placeholder) placeholder.remove();
+    list.appendChild(
+      C.el("li", { "data-claim-id": claim.id }, [
+        C.el("a", { href: claim.url, text: "#" + claim.number }),
+        " " + (claim.statement.length > 140 ? claim.statement.slice(0, 139) + "…" : claim.statement) + " ",
+        C.el("button", { type: "button", class: "linkish", "data-unpin-here": claim.id, "aria-label": "Unpin #" + claim.number + " from this conversation", text: "Unpin" }),
+      ])
+    );
+  }
+
+  function pinnedCount() {
+    var list = document.getElementById("pinned-list");
+    var counter = document.querySelector("[data-pinned-count]");
+    if (list && counter) counter.textContent = list.querySelectorAll("li[data-claim-id]").length;
+  }
+
+  C.pinHere = function (claimId, pin) {
+    var path = "conversations/" + conversationId + "/pins";
+    var call = pin ? C.api("POST", path, { claim_id: claimId }) : C.api("DELETE", path + "/" + claimId);
+    return call
+      .then(function (claim) {
+        pressed("data-pin-here", claimId, pin);
+        if (pin) {
+          pinnedListAdd(claim);
+          C.announce("Pinned #" + claim.number + " to this conversation");
+        } else {
+          var item = document.querySelector('#pinned-list [data-claim-id="' + claimId + '"]');
+          if (item) item.remove();
+          C.announce("Unpinned from this conversation");
+        }
+        pinnedCount();
+      })
+      .catch(function (error) { showError("Could not change the pin: " + error.message); });
+  };
+
+  function pinGlobally(claimId, pin) {
+    C.api("POST", "claims/" + claimId + "/pin", { pinned: pin })
+      .then(function (claim) {
+        pressed("data-pin-global", claimId, claim.pinned);
+        C.announce(claim.pinned ? "#" + claim.number + " is used in every conversation" : "#" + claim.number + " is no longer pinned globally");
+      })
+      .catch(function (error) { showError("Could not change the pin: " + error.message); });
+  }
+
+  document.addEventListener("click", function (event) {
+    var target = event.target.closest("button, a");
+    if (!target) return;
+    var data = target.dataset;
+    if (data.pinHere) {
+      C.pinHere(data.pinHere, target.getAttribute("aria-pressed") !== "true");
+    } else if (data.unpinHere) {
+      C.pinHere(data.unpinHere, false);
+    } else if (data.pinGlobal) {
+      pinGlobally(data.pinGlobal, target.getAttribute("aria-pressed") !== "true");
+    } else if (data.attach) {
+      C.composer.attach({ id: data.attach, number: data.number, statement: data.statement });
+      C.composer.input.focus();
+    } else if (data.clarifyTopic) {
+      var group = target.closest("[data-clarify-text]");
+      if (group) send(group.dataset.clarifyText, data.clarifyTopic);
+    } else if (data.resend) {
+      send(data.resend);
+    } else if (target.matches('a[href^="#src-"]')) {
+      var source = document.getElementById(target.getAttribute("href").slice(1));
+      var panel = source && source.closest("details");
+      if (panel) panel.open = true;
+    }
+  });
+
+  document.addEventListener("submit", function (event) {
+    var rememberForm = event.target;
+    if (!rememberForm.matches || !rememberForm.matches("form[data-remember]")) return;
+    event.preventDefault();
+    var result = rememberForm.querySelector("[data-remember-result]");
+    var button = rememberForm.querySelector("button[type=submit]");
+    button.disabled = true;
+    result.textContent = "Saving…";
+    C.api("POST", "messages/" + rememberForm.dataset.remember + "/remember", { statement: rememberForm.elements.statement.value })
+      .then(function (saved) {
+        result.replaceChildren(
+          saved.created ? "Saved as " : "Already known — reinforced ",
+          C.el("a", { href: saved.url, text: "#" + saved.number + " @" + saved.friendly_id })
+        );
+      })
+      .catch(function (error) { result.textContent = "Not saved: " + error.message; })
+      .then(function () { button.disabled = false; });
+  });
+
+  // ---- start ------------------------------------------------------------------------------------
+  var hash = window.location.hash && document.getElementById(window.location.hash.slice(1));
+  if (hash) {
+    var details = hash.closest("details");
+    if (details) details.open = true;
+    hash.scrollIntoView({ block: "center" });
+  } else {
+    toBottom();
+  }
+  updateButtons();
+  connect();
+  if (!hash) C.composer.input.focus({ preventScroll: true });
+})();

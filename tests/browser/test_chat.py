@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from apps.claims.models import Claim
+from apps.claims.services import claim_create
+from tests.factories import DEFAULT_PASSWORD, UserFactory
+
+pytestmark = pytest.mark.browser
+
+
+def log_in(page: Page, server: str) -> Any:
+    user = UserFactory(email="chatter@example.com")
+    page.goto(f"{server}/login/")
+    page.locator("#id_username").fill(user.email)
+    page.locator("#id_password").fill(DEFAULT_PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("link", name="Chat")).to_have_attribute("aria-current", "page")
+    return user
+
+
+def start_conversation(page: Page) -> None:
+    page.get_by_role("button", name="Start a conversation").click()
+    expect(page.locator("#conn-state")).to_have_text(re.compile("connected"))
+
+
+def test_chat_with_autocomplete_citations_sources_and_memory(page: Page, server: str,
+                                                             shot: Any) -> None:
+    user = log_in(page, server)
+    claim_create(user=user, statement="I prefer morning workouts", friendly_id="prefer_morning",
+                 claim_types=["preference"])
+    start_conversation(page)
+    composer = page.locator("#composer-input")
+
+    composer.type("What time should I train? @prefer")
+    expect(page.locator("#ref-popup")).to_be_visible()
+    shot("autocomplete")
+    composer.press("ArrowDown")
+    composer.press("ArrowUp")
+    composer.press("Enter")  # inserts the highlighted suggestion, does not send
+    expect(composer).to_have_value(re.compile(r"@claim_1\s*$"))
+    composer.press("Enter")
+
+    answer = page.locator("article.msg-assistant.status-complete").last
+    expect(answer).to_be_visible(timeout=20_000)
+    expect(answer.locator("sup.cite a").first).to_have_text("[1]")
+    expect(answer).to_contain_text("Sources")
+    expect(answer).to_contain_text("I prefer morning workouts")
+    answer.get_by_text(re.compile(r"Memory used \(1\)")).click()
+    expect(answer).to_contain_text("REFERENCED @claim_1")
+    shot("answer")
+
+
+def test_a_ranked_list_shows_in_the_facts_badge(page: Page, server: str, shot: Any) -> None:
+    log_in(page, server)
+    start_conversation(page)
+
+    page.locator("#composer-input").fill("my #1 crypto is BTC")
+    page.locator("#composer-input").press("Enter")
+
+    answer = page.locator("article.msg-assistant").last
+    expect(answer).to_contain_text("facts +1", timeout=20_000)
+    shot("facts-badge")
+
+
+def test_a_suggested_memory_is_approved_from_the_knowledge_page(page: Page, server: str,
+                                                                shot: Any) -> None:
+    user = log_in(page, server)
+    start_conversation(page)
+    page.locator("#composer-input").fill("I prefer green tea. What should I cook tonight?")
+    page.locator("#composer-input").press("Enter")
+    expect(page.locator("article.msg-assistant.status-complete")).to_have_count(1,
+                                                                               timeout=20_000)
+
+    page.goto(f"{server}/knowledge/pending/")
+    expect(page.get_by_text("I prefer green tea")).to_be_visible()
+    shot("pending")
+    page.get_by_role("button", name="Approve").first.click()
+    expect(page.get_by_text(re.compile("Approved #"))).to_be_visible(timeout=10_000)
+    expect(page.get_by_role("button", name="Approve")).to_have_count(0)
+    shot("approved")
+
+    assert Claim.objects.get(user=user, statement="I prefer green tea").status == "active"

@@ -1,0 +1,125 @@
+"""``manage.py index_folder`` and ``manage.py reindex``."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from apps.accounts.models import User
+from apps.claims.models import Claim
+from apps.indexing.models import Chunk, Document, Source
+from apps.projects.models import Project
+from tests.indexing.conftest import conversation_with
+from tests.indexing.fakes import HashEmbeddingProvider
+from tests.knowledge_factories import ClaimFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def run(*args: str) -> tuple[str, str]:
+    out, err = StringIO(), StringIO()
+    call_command(*args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "archive"
+    root.mkdir()
+    for n in range(5):
+        (root / f"note{n}.md").write_text(f"# Note {n}\n\nAbout topic number {n}.")
+    (root / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    return root
+
+
+def test_index_folder_indexes_now_with_a_progress_bar(
+    user: User, project: Project, folder: Path, fake_provider: HashEmbeddingProvider
+) -> None:
+    out, err = run("index_folder", str(folder), "--user", user.email, "--project", "personal")
+
+    assert "6 files: 6 new" in err
+    assert "\r" in err
+    assert "6/6 100%" in err
+    assert "[##############################]" in err
+    assert "5 indexed, 1 failed" in out
+    assert "failed: broken.pdf:" in out
+    source = Source.objects.get(root_path=str(folder.resolve()))
+    assert (source.project, source.status) == (project, "ready")
+    assert Document.objects.filter(status="indexed").count() == 5
+
+    out, err = run("index_folder", str(folder), "--user", user.email, "--project", str(project.pk))
+
+    assert "0 changed, 1 retried, 5 unchanged" in err  # the failed one is tried again
+    assert Source.objects.count() == 1
+
+
+def test_index_folder_globs_and_bad_arguments(
+    user: User, project: Project, folder: Path, fake_provider: HashEmbeddingProvider
+) -> None:
+    run(
+        "index_folder",
+        str(folder),
+        "--user",
+        user.email,
+        "--project",
+        "personal",
+        "--include",
+        "*.md",
+        "--exclude",
+        "note0.md",
+    )
+
+    assert sorted(Document.objects.values_list("path", flat=True)) == [
+        "note1.md",
+        "note2.md",
+        "note3.md",
+        "note4.md",
+    ]
+    with pytest.raises(CommandError, match="No user"):
+        run("index_folder", str(folder), "--user", "nobody@example.com", "--project", "x")
+    with pytest.raises(CommandError, match="has no project"):
+        run("index_folder", str(folder), "--user", user.email, "--project", "nope")
+    with pytest.raises(CommandError, match="not a folder"):
+        run("index_folder", str(folder / "missing"), "--user", user.email, "--project", "personal")
+
+
+def test_reindex_re_embeds_rows_of_another_model(
+    user: User, project: Project, fake_provider: HashEmbeddingProvider
+) -> None:
+    _, [message] = conversation_with(user, project, [("user", "hello there")])
+    Chunk.objects.bulk_create(
+        [
+            Chunk(
+                message=message,
+                user=user,
+                project=project,
+                chunk_index=i,
+                text=f"text {i}",
+                start=0,
+                end=5,
+                embedding=[1.0] + [0.0] * 383,
+                embedding_model="old-model",
+            )
+            for i in range(3)
+        ]
+    )
+    claim = ClaimFactory(user=user, statement="I like rain")
+    Claim.objects.filter(pk=claim.pk).update(embedding_model="old-model")
+
+    out, _ = run("reindex", "--dry-run")
+    assert "To re-embed: 3 chunks, 1 claims." in out
+    assert set(Chunk.objects.values_list("embedding_model", flat=True)) == {"old-model"}
+
+    out, err = run("reindex", "--batch-size", "2")
+
+    assert "Re-embedded 3 chunks and 1 claims." in out
+    assert "4/4" in err
+    assert set(Chunk.objects.values_list("embedding_model", flat=True)) == {fake_provider.name}
+    expected = fake_provider.embed_query("text 1")
+    assert list(Chunk.objects.get(chunk_index=1).embedding) == pytest.approx(list(expected))
+    claim.refresh_from_db()
+    assert claim.embedding_model == fake_provider.name
+    assert "To re-embed: 0 chunks, 0 claims." in run("reindex")[0]

@@ -1,0 +1,95 @@
+"""The Files page in Chromium: drag and drop uploads, and progress bars that update without
+a reload (``static/js/files.js``). Uses the browser fixtures of tests/browser/."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from playwright.sync_api import Page, expect
+
+from apps.indexing.models import Document, DocumentStatus, Source, SourceKind, SourceStatus
+from apps.projects.services import project_ensure_personal
+from tests.browser.conftest import browser_type_launch_args, server, shot  # noqa: F401
+from tests.factories import UserFactory
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.usefixtures("fake_provider", "media_root", "static_files"),
+]
+
+
+@pytest.fixture
+def static_files(page: Page) -> None:
+    """Serve /static/ from the source tree: the test server runs without collectstatic."""
+    root = Path(settings.BASE_DIR) / "static"
+
+    def fulfil(route: Any) -> None:
+        relative = route.request.url.split("/static/", 1)[1].split("?", 1)[0]
+        path = (root / relative).resolve()
+        if path.is_relative_to(root) and path.is_file():
+            route.fulfill(path=str(path))
+        else:
+            route.fulfill(status=404)
+
+    page.route(re.compile(r".*/static/.*"), fulfil)
+
+
+def log_in(page: Page, server: str) -> Any:  # noqa: F811 - the fixture's value
+    user = UserFactory(email="files@example.com")
+    client = Client()
+    client.force_login(user)
+    page.context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": server}]
+    )
+    return user
+
+
+def test_drop_files_to_upload_them(page: Page, server: str, shot: Any) -> None:  # noqa: F811
+    log_in(page, server)
+    page.goto(f"{server}/files/")
+    shot("empty")
+
+    page.locator("[data-drop-zone]").evaluate("""zone => {
+        const files = new DataTransfer();
+        files.items.add(new File(["Glaciers retreat every summer."], "glaciers.txt"));
+        files.items.add(new File(["# Volcanoes\\n\\nThey erupt."], "volcanoes.md"));
+        zone.dispatchEvent(new DragEvent("drop", {dataTransfer: files, bubbles: true}));
+    }""")
+
+    expect(page.get_by_text("2 files uploaded")).to_be_visible()
+    expect(page.get_by_role("link", name="glaciers.txt")).to_be_visible()
+    expect(page.locator("[data-progress-count]")).to_have_text("2 / 2")
+    assert set(Document.objects.values_list("status", flat=True)) == {DocumentStatus.INDEXED}
+    shot("uploaded")
+
+
+def test_progress_updates_without_a_reload(page: Page, server: str, shot: Any) -> None:  # noqa: F811
+    user = log_in(page, server)
+    project = project_ensure_personal(user=user)
+    source = Source.objects.create(
+        project=project,
+        kind=SourceKind.UPLOAD,
+        name="Uploads",
+        status=SourceStatus.INDEXING,
+        progress_total=2,
+    )
+    Document.objects.create(source=source, path="first.txt", status=DocumentStatus.INDEXING)
+    page.goto(f"{server}/files/")
+    expect(page.locator("[data-progress-count]")).to_have_text("0 / 2")
+    expect(page.locator("[data-reload-link]")).to_be_hidden()
+    shot("running")
+
+    # The worker finishes (in another process: no event reaches this page's channel
+    # layer, so the page re-reads the card by itself).
+    Document.objects.filter(source=source).update(status=DocumentStatus.INDEXED, chunk_count=3)
+    Source.objects.filter(pk=source.pk).update(status=SourceStatus.READY, progress_done=2)
+
+    expect(page.locator("[data-progress-status]")).to_have_text("Up to date", timeout=10_000)
+    expect(page.locator("[data-progress-count]")).to_have_text("2 / 2")
+    expect(page.locator("tr", has_text="first.txt")).to_contain_text(re.compile("Indexed"))
+    shot("finished")

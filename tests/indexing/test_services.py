@@ -1,0 +1,441 @@
+"""Indexing services: uploads, documents, messages, claims (with the fake provider)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from apps.accounts.consumers import user_group_name
+from apps.accounts.models import User
+from apps.claims.models import Claim
+from apps.indexing.models import Chunk, Document, DocumentStatus, Source, SourceStatus
+from apps.indexing.selectors import document_text_for_user
+from apps.indexing.services import (
+    claims_embed,
+    document_delete,
+    documents_index,
+    documents_upload,
+    message_index,
+    message_index_enqueue,
+    upload_name_clean,
+)
+from apps.projects.models import Project
+from tests.indexing import samples
+from tests.indexing.conftest import Committed, conversation_with, upload
+from tests.indexing.fakes import HashEmbeddingProvider
+from tests.knowledge_factories import ClaimFactory
+
+pytestmark = pytest.mark.django_db
+
+LONG_TEXT = "\n\n".join(
+    f"Paragraph {n} talks about mountain trail number {n} and the weather there." * 6
+    for n in range(40)
+)
+
+
+def test_upload_is_stored_under_the_user_and_indexed(
+    user: User,
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    committed: Committed,
+) -> None:
+    with committed():
+        results = documents_upload(project=project, files=[upload("notes.txt", LONG_TEXT)])
+
+    document = Document.objects.get(pk=results[0].document.pk)
+    assert document.status == DocumentStatus.INDEXED
+    assert document.file.name.startswith(f"uploads/{user.pk}/{document.pk}/notes")
+    assert (media_root / document.file.name).is_file()
+    assert document.chunk_count > 1
+    assert document.chunks.count() == document.chunk_count
+    assert document.doc_type == "txt"
+    assert document.sha256
+    assert document.indexed_at is not None
+    chunk = document.chunks.first()
+    assert chunk is not None
+    assert (chunk.user_id, chunk.project_id) == (user.pk, project.pk)
+    assert chunk.embedding_model == fake_provider.name
+    source = Source.objects.get(pk=document.source_id)
+    assert (source.status, source.progress_done, source.progress_total) == (
+        SourceStatus.READY,
+        1,
+        1,
+    )
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("../../etc/passwd", "passwd"),
+        ("..\\..\\windows\\system.ini", "system.ini"),
+        ("/abs/path/report.pdf", "report.pdf"),
+        ("..", "upload"),
+        (".hidden", "hidden"),
+        ("a\x00b<c>.txt", "a_b_c_.txt"),
+        ("", "upload"),
+    ],
+)
+def test_upload_names_are_neutralised(raw: str, clean: str) -> None:
+    assert upload_name_clean(raw) == clean
+
+
+def test_dotdot_upload_stays_inside_the_users_directory(
+    user: User,
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    committed: Committed,
+) -> None:
+    with committed():
+        [result] = documents_upload(project=project, files=[upload("../../evil.txt", "hello")])
+
+    assert result.document.path == "evil.txt"
+    stored = (media_root / result.document.file.name).resolve()
+    assert stored.is_relative_to((media_root / "uploads" / str(user.pk)).resolve())
+
+
+def test_same_file_uploaded_twice_makes_no_duplicate_chunks(
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    committed: Committed,
+) -> None:
+    with committed():
+        [first] = documents_upload(project=project, files=[upload("a.md", LONG_TEXT)])
+    chunks = Chunk.objects.count()
+    with committed():
+        [second] = documents_upload(project=project, files=[upload("copy.md", LONG_TEXT)])
+
+    assert second.duplicate
+    assert second.document.pk == first.document.pk
+    assert Document.objects.count() == 1
+    assert Chunk.objects.count() == chunks
+
+
+def test_reupload_under_the_same_name_replaces_the_content(
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    committed: Committed,
+) -> None:
+    with committed():
+        [first] = documents_upload(project=project, files=[upload("a.txt", "old words here")])
+    with committed():
+        [second] = documents_upload(project=project, files=[upload("a.txt", "new words now")])
+
+    assert second.replaced
+    assert second.document.pk == first.document.pk
+    assert [c.text for c in Chunk.objects.all()] == ["new words now"]
+
+
+def test_indexing_twice_gives_the_same_chunks_and_does_not_re_embed(
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    committed: Committed,
+) -> None:
+    with committed():
+        [result] = documents_upload(project=project, files=[upload("a.txt", LONG_TEXT)])
+    document = Document.objects.get(pk=result.document.pk)
+    before = list(document.chunks.values_list("chunk_index", "start", "end"))
+    embedded = len(fake_provider.embedded_texts)
+
+    run = documents_index(document_ids=[document.pk])
+
+    assert run.unchanged == [str(document.pk)]
+    assert len(fake_provider.embedded_texts) == embedded
+    assert list(document.chunks.values_list("chunk_index", "start", "end")) == before
+
+
+def test_forced_reindex_re_embeds_and_keeps_one_set(
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    committed: Committed,
+) -> None:
+    with committed():
+        [result] = documents_upload(project=project, files=[upload("a.txt", LONG_TEXT)])
+    count = Chunk.objects.count()
+
+    run = documents_index(document_ids=[result.document.pk], force=True)
+
+    assert run.indexed == [str(result.document.pk)]
+    assert Chunk.objects.count() == count
+
+
+def test_worker_killed_mid_document_leaves_no_partial_chunks(
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Stored, but its indexing task never ran (no commit in this test's transaction).
+    [result] = documents_upload(project=project, files=[upload("a.txt", LONG_TEXT)])
+    real_bulk_create = Chunk.objects.bulk_create
+
+    def crash_half_way(objs: list[Chunk], **kwargs: object) -> list[Chunk]:
+        real_bulk_create(list(objs)[:2], **kwargs)  # type: ignore[arg-type]
+        raise SystemExit("worker killed")
+
+    monkeypatch.setattr(Chunk.objects, "bulk_create", crash_half_way)
+    with pytest.raises(SystemExit):
+        documents_index(document_ids=[result.document.pk])
+    assert Chunk.objects.count() == 0  # the transaction rolled the two chunks back
+    monkeypatch.undo()
+
+    run = documents_index(document_ids=[result.document.pk])
+
+    document = Document.objects.get(pk=result.document.pk)
+    assert run.indexed == [str(document.pk)]
+    assert document.status == DocumentStatus.INDEXED
+    assert document.chunks.count() == document.chunk_count
+    indexes = list(document.chunks.values_list("chunk_index", flat=True))
+    assert indexes == list(range(document.chunk_count))
+
+
+def test_corrupt_file_fails_with_a_message_while_siblings_index(
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    tmp_path: Path,
+    committed: Committed,
+) -> None:
+    docx = samples.write_docx(tmp_path / "good.docx", ["Quarterly planning notes"])
+    with committed():
+        results = documents_upload(
+            project=project,
+            files=[
+                upload("broken.docx", b"PK\x03\x04 this is not really a zip"),
+                upload("good.docx", docx.read_bytes()),
+                upload("fine.md", "# Title\n\nSome markdown text."),
+            ],
+        )
+
+    statuses = {r.document.path: Document.objects.get(pk=r.document.pk) for r in results}
+    assert statuses["broken.docx"].status == DocumentStatus.FAILED
+    assert "zip container is unreadable" in statuses["broken.docx"].error
+    assert statuses["good.docx"].status == DocumentStatus.INDEXED
+    assert statuses["fine.md"].status == DocumentStatus.INDEXED
+    assert Source.objects.get().progress_done == 3
+
+
+def test_decompression_bomb_is_refused_with_the_reason(
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    tmp_path: Path,
+    committed: Committed,
+) -> None:
+    bomb = samples.write_zip_bomb(tmp_path / "bomb.docx", size=300 * 1024 * 1024)
+    with committed():
+        [result] = documents_upload(project=project, files=[upload("bomb.docx", bomb.read_bytes())])
+
+    document = Document.objects.get(pk=result.document.pk)
+    assert document.status == DocumentStatus.FAILED
+    assert "over the" in document.error
+    assert "limit" in document.error
+    assert document.chunk_count == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "reason"),
+    [
+        ("empty.txt", b"", "empty"),
+        ("binary.txt", bytes(range(256)) * 20, "binary content"),
+        ("song.mp3", b"ID3 not really", "audio files are not indexed"),
+    ],
+)
+def test_files_without_text_are_skipped_with_the_reason(
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    committed: Committed,
+    name: str,
+    content: bytes,
+    reason: str,
+) -> None:
+    with committed():
+        [result] = documents_upload(project=project, files=[upload(name, content)])
+
+    document = Document.objects.get(pk=result.document.pk)
+    assert document.status == DocumentStatus.SKIPPED
+    assert reason in document.error
+
+
+def test_deleting_a_document_removes_its_chunks_and_file(
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    committed: Committed,
+) -> None:
+    with committed():
+        [result] = documents_upload(project=project, files=[upload("a.txt", LONG_TEXT)])
+    stored = media_root / result.document.file.name
+
+    with committed():
+        document_delete(document=Document.objects.get(pk=result.document.pk))
+
+    assert not Chunk.objects.exists()
+    assert not stored.exists()
+    assert not stored.parent.exists()
+
+
+def test_document_text_is_rebuilt_with_its_offsets(
+    user: User,
+    other_user: User,
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    committed: Committed,
+) -> None:
+    with committed():
+        [result] = documents_upload(project=project, files=[upload("a.txt", LONG_TEXT)])
+
+    title, text, doc_id = document_text_for_user(user=user, key=result.document.pk)
+
+    assert (title, doc_id) == ("a.txt", str(result.document.pk))
+    assert text == LONG_TEXT
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError):
+        document_text_for_user(user=other_user, key=result.document.pk)
+
+
+def test_progress_is_published_to_the_owners_pages(
+    user: User,
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    committed: Committed,
+) -> None:
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(user_group_name(user.pk), channel)
+
+    with committed():
+        documents_upload(project=project, files=[upload("a.txt", "alpha"), upload("b.txt", "b")])
+
+    events = []
+    while True:
+        try:
+            message = async_to_sync(layer.receive)(channel)
+        except Exception:
+            break
+        events.append(message["payload"])
+        if message["payload"]["status"] == SourceStatus.READY:
+            break
+    assert events[0]["type"] == "indexing.progress"
+    assert events[-1] == {**events[-1], "done": 2, "total": 2, "status": "ready"}
+    assert {"source_id", "done", "total", "current", "status"} <= set(events[-1])
+
+
+def test_message_is_indexed_with_its_neighbouring_turns(
+    user: User,
+    project: Project,
+    fake_provider: HashEmbeddingProvider,
+) -> None:
+    _, (question, answer, _) = conversation_with(
+        user,
+        project,
+        [
+            ("assistant", "Have you ever been to Lisbon?"),
+            ("user", "Yes, last May!"),
+            ("assistant", "How was the weather?"),
+        ],
+    )
+
+    assert message_index(message_id=answer.pk) == 1
+    assert message_index(message_id=answer.pk) == 1  # idempotent
+
+    [chunk] = Chunk.objects.filter(message=answer)
+    assert chunk.text.startswith("user, ")
+    assert "Yes, last May!" in chunk.text
+    assert "Lisbon" in chunk.text
+    assert "How was the weather?" in chunk.text
+    assert answer.content[chunk.start : chunk.end] == "Yes, last May!"
+    assert (chunk.user_id, chunk.project_id) == (user.pk, project.pk)
+    assert question.index_chunks.count() == 0
+
+
+def test_long_message_is_cut_into_windows(
+    user: User, project: Project, fake_provider: HashEmbeddingProvider
+) -> None:
+    _, [message] = conversation_with(user, project, [("user", " ".join(["word"] * 1500))])
+
+    # 512-token windows starting every 448 tokens: 0, 448, 896, 1344.
+    assert message_index(message_id=message.pk) == 4
+    assert list(Chunk.objects.filter(message=message).values_list("chunk_index", flat=True)) == [
+        0,
+        1,
+        2,
+        3,
+    ]
+
+
+def test_message_index_enqueue_runs_the_task(
+    user: User,
+    project: Project,
+    fake_provider: HashEmbeddingProvider,
+    committed: Committed,
+) -> None:
+    _, [message] = conversation_with(user, project, [("user", "I moved to Porto in 2021")])
+
+    with committed():
+        assert message_index_enqueue(message=message) == "accepted"
+
+    assert Chunk.objects.filter(message=message).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)  # outside a transaction the job is sent at once
+def test_message_index_enqueue_reports_a_broker_failure_without_raising(
+    user: User,
+    project: Project,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _, [message] = conversation_with(user, project, [("user", "hello")])
+
+    def broker_down(*args: object, **kwargs: object) -> None:
+        raise ConnectionError("Redis is down")
+
+    monkeypatch.setattr("apps.indexing.services.messages.enqueue_now", broker_down)
+
+    assert message_index_enqueue(message=message) == "failed: ConnectionError: Redis is down"
+
+
+def test_claims_are_embedded_when_created_and_edited(
+    user: User,
+    fake_provider: HashEmbeddingProvider,
+    committed: Committed,
+) -> None:
+    from apps.claims.services import claim_update
+
+    with committed():
+        claim = ClaimFactory(user=user, statement="I prefer green tea")
+    claim.refresh_from_db()
+    assert claim.embedding_model == fake_provider.name
+    first = list(claim.embedding)
+
+    with committed():
+        claim_update(claim=claim, statement="I prefer black coffee")
+    claim.refresh_from_db()
+    assert list(claim.embedding) != first
+
+
+def test_claims_embed_skips_a_claim_whose_statement_changed_meanwhile(
+    user: User,
+    fake_provider: HashEmbeddingProvider,
+) -> None:
+    claim = ClaimFactory(user=user, statement="Old statement")
+    original = fake_provider.embed_documents
+
+    def edit_while_embedding(texts: list[str]) -> object:
+        Claim.objects.filter(pk=claim.pk).update(statement="Newer statement")
+        return original(texts)
+
+    fake_provider.embed_documents = edit_while_embedding  # type: ignore[method-assign]
+
+    assert claims_embed(claim_ids=[claim.pk]) == 0
