@@ -17,7 +17,6 @@ ALLOWED_HOSTS: list[str] = env.list("ALLOWED_HOSTS", default=["localhost", "127.
 CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
-    "daphne",
     "config.apps.CairnAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
