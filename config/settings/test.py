@@ -7,11 +7,12 @@ import os
 os.environ.setdefault("SECRET_KEY", "test-only-not-secret")
 
 from .base import *  # noqa: F403
-from .base import Q_CLUSTER
+from .base import Q_CLUSTER, env
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-# Jobs run in the test process so a test sees their effect right after on_commit.
-Q_CLUSTER["sync"] = True
+# Jobs run in the test process so a test sees their effect right after on_commit; the
+# scale-out test turns this off for the processes it starts.
+Q_CLUSTER["sync"] = env.bool("CAIRN_Q_SYNC", default=True)
 CAIRN_OFFLINE_WORD_DELAY = 0.0
 # The browser tests' server serves static files straight from the app folders.
 WHITENOISE_USE_FINDERS = True
