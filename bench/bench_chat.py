@@ -140,7 +140,8 @@ def main() -> None:
         sessions.append((_session_cookie(user), str(conversation_create(user=user).id)))
     port = _free_port()
     env = {**os.environ, "BENCH_DELTAS": str(args.deltas), "CAIRN_DB_NAME": "cairn_bench",
-           "ALLOWED_HOSTS": "127.0.0.1,localhost", "CAIRN_CHAT_RATE_LIMIT": "1000/60"}
+           "ALLOWED_HOSTS": "127.0.0.1,localhost", "CAIRN_CHAT_RATE_LIMIT": "1000/60",
+           "CAIRN_Q_SYNC": "false"}
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "bench.asgi_bench:application", "--port", str(port),
          "--log-level", "warning", "--lifespan", "off", "--ws", "websockets"],

@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import transaction
 
@@ -16,6 +15,7 @@ from apps.chat.models import Message
 from apps.chat.services import message_append
 
 from .stream import StreamOutcome
+from .threads import in_worker_thread
 from .types import PreparedTurn
 
 logger = logging.getLogger(__name__)
@@ -99,4 +99,4 @@ async def finish_turn(
     prepared: PreparedTurn, outcome: StreamOutcome, provider: LLMProvider
 ) -> Message:
     answer, corrected = await review(prepared, outcome, provider)
-    return await database_sync_to_async(save_answer)(prepared, outcome, answer, corrected)
+    return await in_worker_thread(save_answer)(prepared, outcome, answer, corrected)

@@ -10,7 +10,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from channels.db import database_sync_to_async
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
@@ -30,6 +29,7 @@ from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
 from apps.claims.services import claim_retract, claim_update
 
 from .dedupe import claim_add_or_reinforce
+from .threads import in_worker_thread
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -44,7 +44,7 @@ class TurnTools:
 
     def executor(self) -> Callable[[ToolCall], Awaitable[ToolResult]]:
         async def execute(call: ToolCall) -> ToolResult:
-            return await database_sync_to_async(self.run)(call)
+            return await in_worker_thread(self.run)(call)
 
         return execute
 

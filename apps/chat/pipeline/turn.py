@@ -7,7 +7,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import transaction
 
@@ -20,6 +19,7 @@ from .finish import finish_turn
 from .prepare import prepare_turn
 from .stream import STOPPED_BY_USER, distill, stream_answer
 from .tools import TurnTools
+from .threads import in_worker_thread
 from .types import PreparedTurn, TurnRejected, TurnRequest
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ async def run_turn(
     provider: LLMProvider,
 ) -> Message | None:
     try:
-        prepared = await database_sync_to_async(prepare_turn)(
+        prepared = await in_worker_thread(prepare_turn)(
             user=user, conversation=conversation, request=request
         )
     except TurnRejected as rejection:
@@ -100,7 +100,7 @@ async def run_turn(
     await emit(_ack(prepared))
 
     if prepared.fact_counts.ambiguous_topics:
-        answer = await database_sync_to_async(_clarifying_answer)(prepared)
+        answer = await in_worker_thread(_clarifying_answer)(prepared)
         await emit(
             {
                 "type": "clarify",
@@ -110,7 +110,7 @@ async def run_turn(
             }
         )
         await emit(
-            {"type": "done", "message": await database_sync_to_async(message_payload)(answer)}
+            {"type": "done", "message": await in_worker_thread(message_payload)(answer)}
         )
         return answer
 
@@ -142,5 +142,5 @@ async def run_turn(
         await emit(
             {"type": "error", "code": code, "message": outcome.error, "message_id": str(answer.id)}
         )
-    await emit({"type": "done", "message": await database_sync_to_async(message_payload)(answer)})
+    await emit({"type": "done", "message": await in_worker_thread(message_payload)(answer)})
     return answer
