@@ -51,5 +51,10 @@ lint: setup
 bench: setup
 	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
 
+# Retrieval quality (issue 8): recall@5/@10 of full text, vectors and hybrid on the corpus in
+# bench/quality/; `make bench` runs it too. Regenerate the corpus: $(PY) -m bench.quality.generate
+bench-quality: setup
+	$(PY) bench/bench_quality.py
+
 clean:
 	rm -rf $(VENV) var/staticfiles

@@ -8,9 +8,12 @@ import time
 from collections.abc import Callable
 
 
-def setup(database: str = "cairn_bench") -> None:
+def setup(database: str = "cairn_bench", *, sync_jobs: bool = True) -> None:
+    """``sync_jobs=False`` queues background jobs as production does, instead of running
+    them inline (the test settings' default), for benchmarks of the foreground path."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
     os.environ["CAIRN_DB_NAME"] = database
+    os.environ["CAIRN_Q_SYNC"] = "true" if sync_jobs else "false"
     import django
 
     django.setup()

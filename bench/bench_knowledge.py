@@ -166,7 +166,7 @@ def build_user(index: int):  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    _django.setup()
+    _django.setup(sync_jobs=False)
     from django.db import connection
 
     from apps.accounts.models import User

@@ -18,7 +18,7 @@ from bench import _django
 
 
 def main() -> None:
-    _django.setup()
+    _django.setup(sync_jobs=False)
     from django.db import connection
 
     from apps.accounts.models import User

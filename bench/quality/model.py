@@ -48,6 +48,8 @@ class Question:
     # True when the answer text appears in no turn but the evidence: the labels are then
     # complete, since no other turn could answer the question as well.
     answer_only_in_evidence: bool = True
+    # Preference updates: the earlier statements the evidence overrides, oldest first.
+    superseded: list[Evidence] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -68,10 +70,12 @@ class Corpus:
 def corpus_dump(corpus: Corpus, path: Path = CORPUS_PATH) -> None:
     # One turn or question per line: small, and diffs of a regenerated corpus stay readable.
     data = asdict(corpus)
-    lines = ['{"seed": %d, "notes": %s,' % (corpus.seed, json.dumps(data["notes"])),
-             '"conversations": [']
+    lines = [
+        f'{{"seed": {corpus.seed}, "notes": {json.dumps(data["notes"])},',
+        '"conversations": [',
+    ]
     for index, conversation in enumerate(data["conversations"]):
-        lines.append('{"title": %s, "turns": [' % json.dumps(conversation["title"]))
+        lines.append(f'{{"title": {json.dumps(conversation["title"])}, "turns": [')
         turns = [json.dumps(turn, ensure_ascii=False) for turn in conversation["turns"]]
         lines.append(",\n".join(turns))
         lines.append("]}" + ("," if index < len(data["conversations"]) - 1 else ""))
@@ -91,7 +95,13 @@ def corpus_load(path: Path = CORPUS_PATH) -> Corpus:
             for c in data["conversations"]
         ],
         questions=[
-            Question(**{**q, "evidence": [Evidence(**e) for e in q["evidence"]]})
+            Question(
+                **{
+                    **q,
+                    "evidence": [Evidence(**e) for e in q["evidence"]],
+                    "superseded": [Evidence(**e) for e in q.get("superseded", [])],
+                }
+            )
             for q in data["questions"]
         ],
     )

@@ -27,70 +27,106 @@ class MonthKind:
 MONTH_KINDS: dict[str, MonthKind] = {
     "trip": MonthKind(
         "place",
-        ["Just back from {value}! A week of walking and eating far too much.",
-         "Landed last night after ten days in {value}. Already planning the next trip.",
-         "Back from {value}. What a way to spend {month}."],
-        ["Where did I travel in {month_year}?", "Which place did I visit on holiday in "
-         "{month_year}?", "Where did I go away to in {month_year}?"],
+        [
+            "Just back from {value}! A week of walking and eating far too much.",
+            "Landed last night after ten days in {value}. Already planning the next trip.",
+            "Back from {value}. What a way to spend {month}.",
+        ],
+        [
+            "Where did I travel in {month_year}?",
+            "Which place did I visit on holiday in {month_year}?",
+            "Where did I go away to in {month_year}?",
+        ],
         "Where did I go on holiday",
         ["Welcome back! What was the highlight?", "Sounds wonderful. Post-holiday blues yet?"],
     ),
     "concert": MonthKind(
         "band",
-        ["Saw {value} live last night, my ears are still ringing.",
-         "The {value} gig tonight was incredible, best set I've seen in years.",
-         "{month} treat: {value} in concert. Worth every penny."],
-        ["Which band did I see in concert in {month_year}?", "What gig did I go to in "
-         "{month_year}?", "Who did I see play live in {month_year}?"],
+        [
+            "Saw {value} live last night, my ears are still ringing.",
+            "The {value} gig tonight was incredible, best set I've seen in years.",
+            "{month} treat: {value} in concert. Worth every penny.",
+        ],
+        [
+            "Which band did I see in concert in {month_year}?",
+            "What gig did I go to in {month_year}?",
+            "Who did I see play live in {month_year}?",
+        ],
         "Which musicians did I see live",
         ["Live music hits differently.", "What a night! Did they play the old songs?"],
     ),
     "race": MonthKind(
         "race",
-        ["Finished the {value} this morning! Legs are jelly.",
-         "Crossed the line at the {value} today, medal's on the fridge.",
-         "Ran the {value} in the rain. Never again (until next year)."],
-        ["Which race did I run in {month_year}?", "What running event did I take part in "
-         "in {month_year}?"],
+        [
+            "Finished the {value} this morning! Legs are jelly.",
+            "Crossed the line at the {value} today, medal's on the fridge.",
+            "Ran the {value} in the rain. Never again (until next year).",
+        ],
+        [
+            "Which race did I run in {month_year}?",
+            "What running event did I take part in in {month_year}?",
+        ],
         "Which race did I run",
-        ["Congratulations! Rest, stretch and eat well.", "Amazing effort. Recovery walk "
-         "tomorrow?"],
+        ["Congratulations! Rest, stretch and eat well.", "Amazing effort. Recovery walk tomorrow?"],
     ),
     "wedding": MonthKind(
         "name",
-        ["Back from {value}'s wedding; we danced until two in the morning.",
-         "{value} got married today! I cried during the vows, obviously."],
-        ["Whose wedding did I go to in {month_year}?", "Which friend got married in "
-         "{month_year}?"],
+        [
+            "Back from {value}'s wedding; we danced until two in the morning.",
+            "{value} got married today! I cried during the vows, obviously.",
+        ],
+        ["Whose wedding did I go to in {month_year}?", "Which friend got married in {month_year}?"],
         "Whose wedding was I a guest at",
         ["What a joyful day.", "Weddings are the best excuse to dance."],
     ),
     "visitor": MonthKind(
         "name",
-        ["{value} is staying with us this week, so the spare room is finally useful.",
-         "Picked {value} up from the station; they're with us until Sunday."],
-        ["Who came to stay with us in {month_year}?", "Who was our house guest in "
-         "{month_year}?"],
+        [
+            "{value} is staying with us this week, so the spare room is finally useful.",
+            "Picked {value} up from the station; they're with us until Sunday.",
+        ],
+        ["Who came to stay with us in {month_year}?", "Who was our house guest in {month_year}?"],
         "Who stayed with us",
         ["Enjoy the company!", "Having guests is tiring but lovely."],
     ),
     "purchase": MonthKind(
-        ("rowing machine", "telescope", "sea kayak", "espresso grinder", "3D printer",
-         "electric cargo bike", "sauna tent"),
-        ["Splurged on a {value} today. No regrets. Some regrets.",
-         "The {value} arrived! It's taking up half the hallway."],
-        ["What big purchase did I make in {month_year}?", "What did I splash out on in "
-         "{month_year}?"],
+        (
+            "rowing machine",
+            "telescope",
+            "sea kayak",
+            "espresso grinder",
+            "3D printer",
+            "electric cargo bike",
+            "sauna tent",
+        ),
+        [
+            "Splurged on a {value} today. No regrets. Some regrets.",
+            "The {value} arrived! It's taking up half the hallway.",
+        ],
+        [
+            "What big purchase did I make in {month_year}?",
+            "What did I splash out on in {month_year}?",
+        ],
         "What did I splash out on",
         ["Treat yourself! Hope you use it a lot.", "Exciting! Where will it live?"],
     ),
     "course": MonthKind(
-        ("life drawing", "Argentine tango", "wilderness first aid", "glass fusing",
-         "welding", "stand-up comedy"),
-        ["First {value} class tonight. I'm hopeless but happy.",
-         "Signed up for an evening course in {value}; week one done."],
-        ["What course did I start in {month_year}?", "What evening class did I begin in "
-         "{month_year}?"],
+        (
+            "life drawing",
+            "Argentine tango",
+            "wilderness first aid",
+            "glass fusing",
+            "welding",
+            "stand-up comedy",
+        ),
+        [
+            "First {value} class tonight. I'm hopeless but happy.",
+            "Signed up for an evening course in {value}; week one done.",
+        ],
+        [
+            "What course did I start in {month_year}?",
+            "What evening class did I begin in {month_year}?",
+        ],
         "What class did I start",
         ["Learning something new is so good for you.", "Brilliant. How was the teacher?"],
     ),
@@ -137,10 +173,29 @@ MILESTONE_SAYS = [
     "Big day ({date}): {value}.",
     "Marking the date, {date}: I {value}!",
 ]
-MILESTONE_ASKS = ["When did I {paraphrase}?", "On what date did I {paraphrase}?",
-                  "What was the date when I {paraphrase}?"]
-MILESTONE_ACKS = ["That's a milestone worth remembering.", "Well done! How do you feel?",
-                  "Noted. A day to remember."]
+MILESTONE_ASKS = [
+    "When did I {paraphrase}?",
+    "On what date did I {paraphrase}?",
+    "What day did I {paraphrase}?",
+]
+PAST = {
+    "get": "got",
+    "have": "had",
+    "become": "became",
+    "speak": "spoke",
+    "begin": "began",
+    "shut": "shut",
+    "do": "did",
+    "lose": "lost",
+    "give": "gave",
+    "apply": "applied",
+    "qualify": "qualified",
+}
+MILESTONE_ACKS = [
+    "That's a milestone worth remembering.",
+    "Well done! How do you feel?",
+    "Noted. A day to remember.",
+]
 
 
 class Timeline:
@@ -149,9 +204,11 @@ class Timeline:
         self.months_taken: dict[str, set[tuple[int, int]]] = {k: set() for k in MONTH_KINDS}
         self.values: dict[str, list[str]] = {
             key: world.rng.sample(kind.pool, len(kind.pool))
-            for key, kind in MONTH_KINDS.items() if isinstance(kind.pool, tuple)
+            for key, kind in MONTH_KINDS.items()
+            if isinstance(kind.pool, tuple)
         }
         self.milestones = world.rng.sample(MILESTONES, len(MILESTONES))
+        self.days_taken: set[tuple[int, int]] = set()
 
     def _value(self, key: str) -> str:
         pool = MONTH_KINDS[key].pool
@@ -164,25 +221,33 @@ class Timeline:
             session = self.world.session(months_taken=self.months_taken[key])
         self.months_taken[key].add((session.day.year, session.day.month))
         value = self._value(key)
-        text = self.world.choice(kind.says).format(value=value, month=f"{session.day:%B}")
-        unit = self.world.add(session, ("user", text), ("assistant",
-                                                        self.world.choice(kind.acks)))
+        text = self.world.padded(
+            self.world.choice(kind.says).format(value=value, month=f"{session.day:%B}")
+        )
+        unit = self.world.add(session, ("user", text), ("assistant", self.world.choice(kind.acks)))
         return Pointer(unit, 0, value), session
 
     def ask_month(self, key: str) -> None:
         pointer, session = self.event(key)
         question = self.world.choice(MONTH_KINDS[key].asks).format(
-            month_year=month_year(session.day))
+            month_year=month_year(session.day)
+        )
         self.world.ask(CATEGORY, question, pointer.contains, pointer)
 
     def milestone(self) -> tuple[Pointer, Session, str]:
         """Place a dated milestone; returns its evidence, session and how to refer to it."""
         value, paraphrase = self.milestones.pop()
+        # The text names the day without the year: one milestone per day of the year.
         session = self.world.session()
-        text = self.world.padded(self.world.choice(MILESTONE_SAYS).format(
-            date=long_date(session.day), value=value))
-        unit = self.world.add(session, ("user", text),
-                              ("assistant", self.world.choice(MILESTONE_ACKS)))
+        while (session.day.month, session.day.day) in self.days_taken:
+            session = self.world.session()
+        self.days_taken.add((session.day.month, session.day.day))
+        text = self.world.padded(
+            self.world.choice(MILESTONE_SAYS).format(date=long_date(session.day), value=value)
+        )
+        unit = self.world.add(
+            session, ("user", text), ("assistant", self.world.choice(MILESTONE_ACKS))
+        )
         return Pointer(unit, 0, long_date(session.day)), session, paraphrase
 
     def ask_when(self) -> None:
@@ -199,8 +264,16 @@ class Timeline:
                 break
             # Another event of this kind already happened that month: the question would
             # have two answers. The milestone stays as a distractor; try another.
-        target_session = self.world.session(same_month_as=session.day,
-                                            months_taken=self.months_taken[key])
+        target_session = self.world.session(
+            same_month_as=session.day, months_taken=self.months_taken[key]
+        )
         target, _ = self.event(key, target_session)
-        question = f"{MONTH_KINDS[key].stem} in the same month that I {paraphrase}?"
+        question = f"{MONTH_KINDS[key].stem} in the same month that I {past(paraphrase)}?"
         self.world.ask(CATEGORY, question, target.contains, anchor, target)
+
+
+def past(phrase: str) -> str:
+    """ "get my passport" → "got my passport": the paraphrases start with a plain verb."""
+    verb, _, rest = phrase.partition(" ")
+    done = PAST.get(verb) or (verb + "d" if verb.endswith("e") else verb + "ed")
+    return f"{done} {rest}"

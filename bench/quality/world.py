@@ -10,6 +10,7 @@ turns, which turns these pointers into (conversation, order) pairs.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -22,11 +23,34 @@ T = TypeVar("T")
 FIRST_DAY = date(2022, 1, 10)
 LAST_DAY = date(2025, 6, 20)
 
-USER_OPENERS = ["", "", "", "", "Quick update: ", "Random thing: ", "Small news: ", "Morning! ",
-                "Hey. ", "FYI: ", "Before I forget: ", "Hi again! ", "Okay, life admin. "]
-USER_CLOSERS = ["", "", "", "", " Anyway.", " Just thought I'd mention it.", " Long week.",
-                " Life is busy!", " Not sure why I'm telling you this.", " Bit of a day.",
-                " That's my news."]
+USER_OPENERS = [
+    "",
+    "",
+    "",
+    "",
+    "Quick update: ",
+    "Random thing: ",
+    "Small news: ",
+    "Morning! ",
+    "Hey. ",
+    "FYI: ",
+    "Before I forget: ",
+    "Hi again! ",
+    "Okay, life admin. ",
+]
+USER_CLOSERS = [
+    "",
+    "",
+    "",
+    "",
+    " Anyway.",
+    " Just thought I'd mention it.",
+    " Long week.",
+    " Life is busy!",
+    " Not sure why I'm telling you this.",
+    " Bit of a day.",
+    " That's my news.",
+]
 
 
 @dataclass(eq=False)
@@ -59,6 +83,7 @@ class Ask:
     question: str
     answer: str
     evidence: list[Pointer]
+    superseded: list[Pointer]
 
 
 class World:
@@ -89,7 +114,7 @@ class World:
 
     def padded(self, text: str) -> str:
         """A user's statement with the small words people wrap news in."""
-        return f"{self.choice(USER_OPENERS)}{text}{self.choice(USER_CLOSERS)}"
+        return f"{self.choice(USER_OPENERS)}{articled(text)}{self.choice(USER_CLOSERS)}"
 
     # Placing ------------------------------------------------------------------------------
 
@@ -104,12 +129,15 @@ class World:
     ) -> Session:
         """A session meeting the constraints, preferring lightly loaded ones."""
         candidates = [
-            s for s in self.sessions
+            s
+            for s in self.sessions
             if (after is None or s.day > after)
             and (before is None or s.day < before)
             and (months_taken is None or (s.day.year, s.day.month) not in months_taken)
-            and (same_month_as is None
-                 or (s.day.year, s.day.month) == (same_month_as.year, same_month_as.month))
+            and (
+                same_month_as is None
+                or (s.day.year, s.day.month) == (same_month_as.year, same_month_as.month)
+            )
             and (not_conversation is None or s.conversation != not_conversation)
         ]
         if not candidates:
@@ -122,8 +150,15 @@ class World:
         session.units.append(unit)
         return unit
 
-    def ask(self, category: str, question: str, answer: str, *evidence: Pointer) -> None:
-        self.asks.append(Ask(category, question, answer, list(evidence)))
+    def ask(
+        self,
+        category: str,
+        question: str,
+        answer: str,
+        *evidence: Pointer,
+        superseded: tuple[Pointer, ...] = (),
+    ) -> None:
+        self.asks.append(Ask(category, question, answer, list(evidence), list(superseded)))
 
 
 def long_date(day: date) -> str:
@@ -136,3 +171,11 @@ def month_year(day: date) -> str:
 
 def capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+_A_BEFORE_VOWEL = re.compile(r"\b([Aa]) (?=[aeiouAEIOU])")
+
+
+def articled(text: str) -> str:
+    """ "a occupational therapist" → "an occupational therapist"."""
+    return _A_BEFORE_VOWEL.sub(lambda match: match.group(1) + "n ", text)

@@ -1,0 +1,177 @@
+"""The retrieval-quality corpus (bench/quality) is what the benchmark claims it is: big
+enough, correctly labelled, and not trivially solved by matching the question's words.
+No database: this reads the JSON and regenerates it."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import datetime
+
+import pytest
+
+from bench.quality.generate import answer_pattern, generate
+from bench.quality.model import CATEGORIES, CORPUS_PATH, Corpus, corpus_load
+from bench.quality.scoring import Outcome, recall
+
+# Words a question and its evidence share without that meaning anything.
+_STOPWORDS = """
+    a an the and or of to in on at for with is are was were am be been do does did i me my
+    we our us you your what which who whose where when why how that this it its can should
+    have has had from as by about into than their they them so not now these days
+"""
+STOPWORDS = frozenset(_STOPWORDS.split())
+WORD = re.compile(r"[a-z0-9]+")
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Corpus:
+    return corpus_load()
+
+
+def content_words(text: str) -> set[str]:
+    def stem(word: str) -> str:
+        for suffix in ("ing", "ed", "es", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                return word[: -len(suffix)]
+        return word
+
+    return {stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 2}
+
+
+def test_the_stored_corpus_is_what_the_generator_makes(corpus: Corpus) -> None:
+    """Deterministic, and regenerated after every template change."""
+    assert generate() == corpus, "run: .venv/bin/python -m bench.quality.generate"
+
+
+def test_the_corpus_is_as_large_as_issue_8_asks(corpus: Corpus) -> None:
+    assert len(corpus.conversations) >= 20
+    assert corpus.turn_count >= 2_000
+    assert len(corpus.questions) >= 300
+    counts = Counter(q.category for q in corpus.questions)
+    assert set(counts) == set(CATEGORIES)
+    assert min(counts.values()) >= 30, counts
+    assert CORPUS_PATH.stat().st_size < 2_000_000
+
+
+def test_conversations_span_several_sessions_in_time_order(corpus: Corpus) -> None:
+    for conversation in corpus.conversations:
+        times = [datetime.fromisoformat(t.created_at) for t in conversation.turns]
+        assert all(t.tzinfo is not None for t in times)
+        assert times == sorted(times), conversation.title
+        assert len({t.date() for t in times}) >= 3, conversation.title
+        assert {t.role for t in conversation.turns} == {"user", "assistant"}
+        assert all(t.content.strip() for t in conversation.turns)
+    assert len({c.title for c in corpus.conversations}) == len(corpus.conversations)
+
+
+def test_every_evidence_turn_exists_and_holds_its_part_of_the_answer(corpus: Corpus) -> None:
+    for question in corpus.questions:
+        assert question.evidence, question.id
+        for evidence in question.evidence:
+            conversation = corpus.conversations[evidence.conversation]
+            assert 1 <= evidence.order <= len(conversation.turns), question.id
+            assert evidence.contains.lower() in corpus.turn(evidence).content.lower()
+        pattern = answer_pattern(question.answer)
+        assert any(pattern.search(corpus.turn(e).content) for e in question.evidence), (
+            f"{question.id}: no evidence turn says {question.answer!r}"
+        )
+        assert not pattern.search(question.question), f"{question.id} gives its answer away"
+
+
+def test_answers_are_only_in_their_evidence_so_the_labels_are_complete(corpus: Corpus) -> None:
+    for question in corpus.questions:
+        pattern = answer_pattern(question.answer)
+        evidence = {(e.conversation, e.order) for e in question.evidence}
+        holders = {
+            (c, order)
+            for c, conversation in enumerate(corpus.conversations)
+            for order, turn in enumerate(conversation.turns, start=1)
+            if pattern.search(turn.content)
+        }
+        assert question.answer_only_in_evidence == (holders <= evidence), question.id
+    assert all(q.answer_only_in_evidence for q in corpus.questions)
+
+
+def test_multi_hop_questions_need_two_turns(corpus: Corpus) -> None:
+    hops = [q for q in corpus.questions if q.category == "multi-hop"]
+    assert all(len({(e.conversation, e.order) for e in q.evidence}) == 2 for q in hops)
+    across = [q for q in hops if len({e.conversation for e in q.evidence}) == 2]
+    assert len(across) >= len(hops) // 3, "a fair share spans two conversations"
+
+
+def test_preference_updates_point_at_the_latest_statement(corpus: Corpus) -> None:
+    updates = [q for q in corpus.questions if q.category == "preference-update"]
+    for question in updates:
+        (current,) = question.evidence
+        assert question.superseded, question.id
+        said_at = datetime.fromisoformat(corpus.turn(current).created_at)
+        earlier = [datetime.fromisoformat(corpus.turn(s).created_at) for s in question.superseded]
+        assert earlier == sorted(earlier), question.id
+        assert earlier[-1] < said_at, question.id
+        for superseded in question.superseded:
+            assert corpus.turn(superseded).role == "user"
+            assert not answer_pattern(question.answer).search(corpus.turn(superseded).content)
+    assert any(len(q.superseded) == 2 for q in updates), "some change their mind twice"
+
+
+def test_temporal_questions_agree_with_the_turn_dates(corpus: Corpus) -> None:
+    month_named = re.compile(
+        r"in (January|February|March|April|May|June|July|August|"
+        r"September|October|November|December) (\d{4})"
+    )
+    temporal = [q for q in corpus.questions if q.category == "temporal"]
+    dated = 0
+    for question in temporal:
+        days = [datetime.fromisoformat(corpus.turn(e).created_at) for e in question.evidence]
+        if match := month_named.search(question.question):
+            dated += 1
+            assert any(f"{d:%B %Y}" == f"{match[1]} {match[2]}" for d in days), question.id
+        if re.fullmatch(r"\d{1,2} [A-Z][a-z]+", question.answer):  # "When did I …?"
+            dated += 1
+            assert any(f"{d.day} {d:%B}" == question.answer for d in days), question.id
+        if "same month" in question.question:
+            dated += 1
+            assert len({(d.year, d.month) for d in days}) == 1, question.id
+    assert dated == len(temporal)
+
+
+def test_full_text_alone_does_not_trivially_win(corpus: Corpus) -> None:
+    """Questions are paraphrased: few repeat every word of their evidence, a good share
+    share none of them (only meaning links them), most share some (a name, a topic)."""
+    every, none = 0, 0
+    for question in corpus.questions:
+        asked = content_words(question.question)
+        said = set().union(*(content_words(corpus.turn(e).content) for e in question.evidence))
+        every += asked <= said
+        none += not asked & said
+    assert every / len(corpus.questions) < 0.15
+    assert 0.1 <= none / len(corpus.questions) <= 0.5
+
+
+def test_recall_counts_the_share_of_evidence_found() -> None:
+    assert recall(["a", "b"], ["x", "b", "y"], k=2) == 0.5
+    assert recall(["a", "b"], ["x", "y", "a", "b"], k=2) == 0.0
+    outcome = Outcome(
+        "q1",
+        "multi-hop",
+        ["a", "b"],
+        {"hybrid": ["a2", "b"]},
+        neighbours={"a": {"a1", "a2"}, "b": set()},
+    )
+    assert outcome.recall("hybrid", 10) == 0.5
+    assert outcome.recall_near("hybrid", 10) == 1.0
+    assert outcome.first_rank("hybrid") == 2
+
+
+def test_a_stale_preference_counts_only_when_it_outranks_the_current_one() -> None:
+    outcome = Outcome(
+        "q1",
+        "preference-update",
+        ["new"],
+        {"text": ["old", "new"], "vector": ["new", "old"], "hybrid": ["x"]},
+        superseded=["old"],
+    )
+    assert outcome.stale_first("text", 10)
+    assert not outcome.stale_first("vector", 10)
+    assert not outcome.stale_first("hybrid", 10)
