@@ -39,8 +39,8 @@ browsers:
 # The browser tests run on their own: Playwright's sync API keeps an event loop running in
 # the test thread, which the async tests that follow could not share.
 test: setup browsers
-	$(PY) -m pytest --reuse-db --ignore=tests/browser $(PYTEST_ARGS)
-	$(PY) -m pytest --reuse-db tests/browser $(PYTEST_ARGS)
+	$(PY) -m pytest --reuse-db -m "not browser" $(PYTEST_ARGS)
+	$(PY) -m pytest --reuse-db -m browser $(PYTEST_ARGS)
 	@if command -v node >/dev/null 2>&1; then node --test tests/js/; \
 	else echo "node is not installed: the JavaScript parser tests were not run"; exit 1; fi
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import threading
@@ -14,10 +13,6 @@ from typing import Any
 
 import pytest
 
-# Playwright's sync API keeps an event loop running in the test's thread; the ORM calls the
-# tests make there are still ordinary synchronous code.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
@@ -26,6 +21,16 @@ if not Path(CHROMIUM).exists():
         "Chromium is not installed (make test installs Debian's chromium when it can)",
         allow_module_level=True,
     )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _orm_beside_playwright() -> Iterator[None]:
+    """Playwright's sync API keeps an event loop running in the test's thread; the ORM
+    calls a browser test makes there (and the test database set-up) are still ordinary
+    synchronous code. Only sessions that run browser tests set this."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        yield
 
 
 @pytest.fixture(scope="session")
