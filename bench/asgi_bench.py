@@ -7,10 +7,12 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
 
-from config.asgi import application  # noqa: E402
+# Django must be set up (by importing the ASGI app) before the consumers are imported.
+from config.asgi import application
 
-from apps.chat import consumers  # noqa: E402
-from bench.providers import InstantProvider  # noqa: E402
+# isort: split
+from apps.chat import consumers
+from bench.providers import InstantProvider
 
 _DELTAS = int(os.environ.get("BENCH_DELTAS", "200"))
 consumers.provider_for_running_loop = lambda: InstantProvider(_DELTAS)  # type: ignore[assignment]

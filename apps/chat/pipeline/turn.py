@@ -18,8 +18,8 @@ from apps.chat.services import message_append
 from .finish import finish_turn
 from .prepare import prepare_turn
 from .stream import STOPPED_BY_USER, distill, stream_answer
-from .tools import TurnTools
 from .threads import in_worker_thread
+from .tools import TurnTools
 from .types import PreparedTurn, TurnRejected, TurnRequest
 
 if TYPE_CHECKING:
