@@ -42,6 +42,9 @@ async def _overhead(user, conversation, turns: int) -> list[float]:  # type: ign
     from bench.providers import InstantProvider
     from config.asgi import application
 
+    from django.conf import settings
+
+    settings.CAIRN_CHAT_RATE_LIMIT = "100000/60"  # measuring the turn, not the limiter
     consumers.provider_for_running_loop = lambda: InstantProvider(5)  # type: ignore[assignment]
     cookie = await asyncio.to_thread(_session_cookie, user)
     ws = WebsocketCommunicator(application, f"/ws/chat/{conversation.id}/",
@@ -55,8 +58,9 @@ async def _overhead(user, conversation, turns: int) -> list[float]:  # type: ign
     for turn in range(turns):
         start = time.perf_counter()
         await ws.send_json_to({"type": "message", "text": questions[turn % len(questions)]})
-        while (await ws.receive_json_from(timeout=30))["type"] != "delta":
-            pass
+        while (event := await ws.receive_json_from(timeout=60))["type"] != "delta":
+            if event["type"] == "error":
+                raise RuntimeError(event)
         samples.append((time.perf_counter() - start) * 1000)
         while (await ws.receive_json_from(timeout=30))["type"] != "done":
             pass
@@ -120,7 +124,7 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=200)
     parser.add_argument("--turns", type=int, default=60)
     args = parser.parse_args()
-    _django.setup()
+    _django.setup(sync_jobs=False)
     from apps.accounts.models import User
     from apps.chat.services import conversation_create
     from bench import bench_knowledge

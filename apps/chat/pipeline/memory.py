@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 
@@ -66,14 +66,18 @@ def usable_claims(user: User, ids: Sequence[uuid.UUID]) -> list[ResolvedClaim]:
     return [found[i] for i in ids if i in found]
 
 
-def auto_claims(user: User, query: str) -> list[tuple[ResolvedClaim, float | None]]:
+def auto_claims(
+    user: User, query: str, vector: Any = None
+) -> list[tuple[ResolvedClaim, float | None]]:
     """Claims the hybrid search finds for the message, best first."""
     if not query.strip():
         return []
     try:
         from apps.indexing.search import hybrid_search
 
-        hits = hybrid_search(user=user, query=query, kinds=("claim",), k=AUTO_LIMIT * 2)
+        hits = hybrid_search(
+            user=user, query=query, kinds=("claim",), k=AUTO_LIMIT * 2, vector=vector
+        )
     except Exception:  # search down: the turn goes on with the memory it was given
         logger.exception("claim search failed")
         return []
@@ -96,6 +100,7 @@ def gather_memory(
     attached_claim_ids: Sequence[uuid.UUID],
     query: str,
     token_budget: int = DEFAULT_MEMORY_TOKEN_BUDGET,
+    query_vector: Any = None,
 ) -> list[MemoryItem]:
     items: list[MemoryItem] = []
     seen: set[uuid.UUID] = set()
@@ -139,7 +144,7 @@ def gather_memory(
         "CONV PINNED",
         3,
     )
-    auto = auto_claims(user, query)
+    auto = auto_claims(user, query, query_vector)
     add([claim for claim, _ in auto], "AUTO", 4, {claim.id: score for claim, score in auto})
     return fit_budget(items, token_budget)
 

@@ -116,6 +116,18 @@ def enqueue_indexing(*, message: Message) -> str:
         return f"failed: {error}"
 
 
+def embed_query(query: str) -> Any:
+    """The question's embedding, once for every search of the turn (None: searches embed
+    it themselves, or run on words alone if the model is unavailable)."""
+    try:
+        from apps.indexing.embeddings import get_embedding_provider
+
+        return get_embedding_provider().embed_query(query) if query.strip() else None
+    except Exception:
+        logger.exception("could not embed the question")
+        return None
+
+
 def relevant_facts(
     *, conversation: Conversation, query: str, message: Message
 ) -> tuple[list[Any], int]:
@@ -130,7 +142,12 @@ def relevant_facts(
 
 
 def relevant_chunks(
-    *, user: User, conversation: Conversation, query: str, message: Message
+    *,
+    user: User,
+    conversation: Conversation,
+    query: str,
+    message: Message,
+    query_vector: Any = None,
 ) -> list[Any]:
     """Passages of files and past chats close enough to the question to be cited."""
     try:
@@ -143,6 +160,7 @@ def relevant_chunks(
             kinds=("document", "message"),
             k=CHUNK_LIMIT * 2,
             exclude_message_ids=(message.id,),
+            vector=query_vector,
         )
     except Exception:
         logger.exception("chunk search failed")
@@ -246,12 +264,15 @@ def prepare_turn(
         resolve_parsed(user, ref) for ref in parsed.references
     ]
     index_status = enqueue_indexing(message=message)
+    query = parsed.clean_text or request.text
+    query_vector = embed_query(query)
     memory = gather_memory(
         user=user,
         conversation=conversation,
         resolutions=resolutions,
         attached_claim_ids=request.attached_claim_ids,
-        query=parsed.clean_text or request.text,
+        query_vector=query_vector,
+        query=query,
     )
     facts, topic_count = relevant_facts(
         conversation=conversation, query=request.text, message=message
@@ -265,8 +286,9 @@ def prepare_turn(
     chunks = relevant_chunks(
         user=user,
         conversation=conversation,
-        query=parsed.clean_text or request.text,
+        query=query,
         message=message,
+        query_vector=query_vector,
     )
     registry, fact_lines, chunk_lines = register_sources(memory=memory, facts=facts, chunks=chunks)
     system_prompt = build_system_prompt(

@@ -109,9 +109,7 @@ async def run_turn(
                 "question": answer.content,
             }
         )
-        await emit(
-            {"type": "done", "message": await in_worker_thread(message_payload)(answer)}
-        )
+        await emit({"type": "done", "message": await in_worker_thread(message_payload)(answer)})
         return answer
 
     await emit(
