@@ -37,12 +37,11 @@ def _session_cookie(user) -> str:  # type: ignore[no-untyped-def]
 
 async def _overhead(user, conversation, turns: int) -> list[float]:  # type: ignore[no-untyped-def]
     from channels.testing import WebsocketCommunicator
+    from django.conf import settings
 
     from apps.chat import consumers
     from bench.providers import InstantProvider
     from config.asgi import application
-
-    from django.conf import settings
 
     settings.CAIRN_CHAT_RATE_LIMIT = "100000/60"  # measuring the turn, not the limiter
     consumers.provider_for_running_loop = lambda: InstantProvider(5)  # type: ignore[assignment]
