@@ -93,26 +93,31 @@ class DocumentAdmin(OwnedModelAdmin):
             document_delete(document=document)
 
 
+_CHUNK_FIELDS: tuple[str, ...] = (
+    "document",
+    "message",
+    "project",
+    "chunk_index",
+    "start",
+    "end",
+    "embedding_model",
+    "text",
+    "created_at",
+)
+
+
 @admin.register(Chunk)
 class ChunkAdmin(OwnedModelAdmin):
     list_display = ["id", "owner_label", "chunk_index", "start", "end", "embedding_model"]
     list_filter = ["embedding_model"]
     search_fields = ["text"]
-    fields = [
-        "document",
-        "message",
-        "project",
-        "chunk_index",
-        "start",
-        "end",
-        "embedding_model",
-        "text",
-        "created_at",
-    ]
-    readonly_fields = list(fields)
+    fields = _CHUNK_FIELDS
+    readonly_fields = _CHUNK_FIELDS
 
     def has_add_permission(self, request: HttpRequest, *args: Any) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+        # Chunks are written by indexing only: view-only. With no object (another user's,
+        # or none) the answer is the usual one, so such a URL is a 404, not a 403.
+        return obj is None and super().has_change_permission(request, obj)

@@ -123,9 +123,10 @@ class MiniLMOnnxProvider:
         # inter-op pool would only contend with the first on a small machine.
         options.intra_op_num_threads = threads or _usable_cpus()
         options.inter_op_num_threads = 1
-        # Spinning pool threads shave about a millisecond off a query on an idle machine,
-        # but on two cores shared with the web server, the worker and PostgreSQL they take
-        # CPU the others need and make queries several times slower under load.
+        # Spinning pool threads take about 2 ms off a query on an idle machine, but on two
+        # cores shared with the web server, the worker and PostgreSQL they burn CPU the
+        # others need: measured here, queries during indexing got slower (p95 about
+        # doubled) and so did the indexing. bench/bench_embeddings.py shows both.
         options.add_session_config_entry(
             "session.intra_op.allow_spinning", "1" if spin_wait else "0"
         )

@@ -14,12 +14,12 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.contrib.postgres.search import SearchQuery
 from django.db import connection, transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import Q, QuerySet
 from pgvector.django import CosineDistance
 
 from apps.claims.models import USABLE_STATUSES, Claim
@@ -34,13 +34,18 @@ if TYPE_CHECKING:
 CHUNK_KINDS = ("document", "message")
 QUERY_MAX_CHARS = 1000
 ANY_TERMS_MAX = 8
+RANKED_ROWS_MAX = 2000
+ANY_RANKED_ROWS_MAX = 200  # partial matches only fill up, and are many
 _WORD = re.compile(r"\w+")
 
 # Local to the transaction (set_config's third argument), so no other query of the
 # connection is affected once it ends.
+# enable_seqscan off: every search query has an index to use (HNSW, GIN, the user's
+# btree), and the planner's guess of how many rows a tsquery matches is often far off; a
+# sequential scan hoping to meet enough matches early can read the whole table instead.
 SEARCH_SETTINGS_SQL = (
     "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-    "set_config('hnsw.ef_search', %s, true)"
+    "set_config('hnsw.ef_search', %s, true), set_config('enable_seqscan', 'off', true)"
 )
 
 
@@ -89,65 +94,99 @@ def user_claims(*, user: User) -> QuerySet[Claim]:
     return Claim.objects.filter(user=user, status__in=USABLE_STATUSES)
 
 
+Ranked = tuple[str, str, list[Any]]
+"""One ranked list as SQL: its kind, a statement selecting ``(id, value)``, its params."""
+
+
 def nearest(
     chunks: QuerySet[Chunk] | None, claims: QuerySet[Claim] | None, vector: Vector, limit: int
 ) -> list[Candidate]:
     """The ``limit`` nearest chunks and claims each, merged by cosine similarity."""
-    found: list[Candidate] = []
+    lists: list[Ranked] = []
     for kind, rows in (("chunk", chunks), ("claim", claims)):
-        if rows is None:
-            continue
-        ranked = (
-            rows.exclude(embedding=None)
-            .annotate(distance=CosineDistance("embedding", vector))
-            .order_by("distance")
-            .values_list("id", "distance")[:limit]
-        )
-        # relaxed_order may return neighbours slightly out of order; sorted below.
-        found.extend(Candidate(kind, pk, 1.0 - float(distance)) for pk, distance in ranked)
-    return sorted(found, key=lambda candidate: -candidate.value)
+        if rows is not None:
+            ranked = (
+                rows.exclude(embedding=None)
+                .annotate(value=1.0 - CosineDistance("embedding", vector))
+                .order_by(CosineDistance("embedding", vector))
+                .values("id", "value")[:limit]
+            )
+            sql, params = ranked.query.sql_with_params()
+            lists.append((kind, sql, list(params)))
+    # relaxed_order may return neighbours slightly out of order: sorted here.
+    return sorted(_union(lists), key=lambda candidate: -candidate.value)
 
 
-def best_text(
+def _union(lists: list[Ranked]) -> list[Candidate]:
+    """All the ranked lists in one statement: one round trip instead of one each."""
+    if not lists:
+        return []
+    statements, params = [], []
+    for kind, sql, list_params in lists:
+        statements.append(f"(SELECT %s, ranked.id::text, ranked.value FROM ({sql}) AS ranked)")
+        params += [kind, *list_params]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(statements), params)
+        rows = cursor.fetchall()
+    return [
+        Candidate(kind, int(pk) if kind == "chunk" else uuid.UUID(pk), float(value))
+        for kind, pk, value in rows
+    ]
+
+
+@dataclass(frozen=True)
+class TextRankings:
+    """``all_words``: rows matching the whole query as ``websearch_to_tsquery`` reads it
+    (every word, quotes and ``-word`` honoured), best ``ts_rank`` first. ``any_words``:
+    when those are fewer than asked for, other rows matching any of the query's first few
+    words — a chat message rarely has all of a question's words, but a weaker signal."""
+
+    all_words: list[Candidate]
+    any_words: list[Candidate]
+
+    def merged(self) -> list[Candidate]:
+        """One list, partial matches after every full match."""
+        return self.all_words + self.any_words
+
+
+def text_rankings(
     chunks: QuerySet[Chunk] | None, claims: QuerySet[Claim] | None, query: str, limit: int
-) -> list[Candidate]:
-    """Best full-text matches by ``ts_rank``. ``websearch_to_tsquery`` first, so quotes,
-    ``or`` and ``-word`` work as in a search box and every word must match; when that finds
-    fewer than ``limit``, the rest is filled by rows matching any of the query's first
-    few words, ranked after the full matches."""
+) -> TextRankings:
     query = query[:QUERY_MAX_CHARS]
-    found = _ranked_text(
-        chunks, claims, SearchQuery(query, search_type="websearch", config="english"), limit
-    )
+    all_words = _ranked_text(chunks, claims, query, limit)
     words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))[:ANY_TERMS_MAX]
-    if len(found) < limit and len(words) > 1:
-        seen = {(candidate.kind, candidate.id) for candidate in found}
-        any_word = SearchQuery(" or ".join(words), search_type="websearch", config="english")
-        floor = min((candidate.value for candidate in found), default=1.0)
-        extra = [
-            c for c in _ranked_text(chunks, claims, any_word, limit) if (c.kind, c.id) not in seen
-        ]
-        # Scaled below the weakest full match, so partial matches never outrank one.
-        top = max((c.value for c in extra), default=1.0) or 1.0
-        found += [Candidate(c.kind, c.id, floor * 0.5 * c.value / top) for c in extra]
-    return found
+    any_words: list[Candidate] = []
+    if len(all_words) < limit and len(words) > 1:
+        seen = {(candidate.kind, candidate.id) for candidate in all_words}
+        found = _ranked_text(chunks, claims, " or ".join(words), limit, ANY_RANKED_ROWS_MAX)
+        any_words = [c for c in found if (c.kind, c.id) not in seen]
+    return TextRankings(all_words, any_words)
 
 
 def _ranked_text(
     chunks: QuerySet[Chunk] | None,
     claims: QuerySet[Claim] | None,
-    query: SearchQuery,
+    query: str,
     limit: int,
+    ranked_max: int = RANKED_ROWS_MAX,
 ) -> list[Candidate]:
-    found: list[Candidate] = []
+    """Rows matching ``websearch_to_tsquery(query)``, best ``ts_rank`` first.
+
+    At most ``ranked_max`` matching rows of each kind are ranked: ranking reads every
+    match's ``tsvector``, and words common enough to match more rows than that say little
+    about which rows are best, while ranking them all would cost one full-text search a
+    hundred milliseconds and more on a large account."""
+    search = SearchQuery(query, search_type="websearch", config="english")
+    lists: list[Ranked] = []
     for kind, rows in (("chunk", chunks), ("claim", claims)):
         if rows is None:
             continue
-        ranked = (
-            rows.filter(search_vector=query)
-            .annotate(rank=SearchRank(F("search_vector"), query))
-            .order_by("-rank")
-            .values_list("id", "rank")[:limit]
+        # No ORDER BY inside: any ``ranked_max`` matches, found through the GIN index.
+        matched = rows.filter(search_vector=search).order_by().values("id", "search_vector")
+        inner, params = matched[:ranked_max].query.sql_with_params()
+        sql = (
+            "SELECT matched.id, ts_rank(matched.search_vector, websearch_to_tsquery("
+            f"'english', %s)) AS value FROM ({inner}) AS matched ORDER BY value DESC LIMIT %s"
         )
-        found.extend(Candidate(kind, pk, float(rank)) for pk, rank in ranked)
-    return sorted(found, key=lambda candidate: -candidate.value)
+        lists.append((kind, sql, [query, *params, limit]))
+    return sorted(_union(lists), key=lambda candidate: -candidate.value)

@@ -63,7 +63,24 @@ def build_account(email: str, marker: str) -> Account:
         ).fact
     except ImportError:  # facts not installed in this build
         pass
+    account.extra.update(_indexed_document(project, marker))
     return account
+
+
+def _indexed_document(project: Project, marker: str) -> dict[str, Any]:
+    """A source, a document and a chunk carrying the marker (rows only, no stored file)."""
+    from apps.indexing.models import Chunk, Document, Source
+
+    source = Source.objects.create(project=project, kind="upload", name=f"Uploads {marker}")
+    document = Document.objects.create(
+        source=source, path=f"{marker}.txt", status="indexed", chunk_count=1
+    )
+    chunk = Chunk.objects.create(
+        document=document, user=project.owner, project=project, chunk_index=0,
+        text=f"The vault code is {marker}", start=0, end=30,
+        embedding=[1.0] + [0.0] * 383, embedding_model="isolation",
+    )  # fmt: skip
+    return {"sources": source, "documents": document, "chunks": chunk}
 
 
 def build_world() -> tuple[Account, Account]:

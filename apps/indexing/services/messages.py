@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from django.apps import apps
@@ -81,7 +80,7 @@ def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | 
         )
         for chunk in chunks
     ]
-    vectors: Sequence[object] = provider.embed_documents(texts) if texts else []
+    vectors = provider.embed_documents(texts)  # (0, dimensions) when there is no text
     with transaction.atomic():
         if not message_model.objects.select_for_update().filter(pk=message.pk).exists():
             return 0  # deleted meanwhile

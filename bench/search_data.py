@@ -1,0 +1,240 @@
+"""Search data for bench_search.py (its docstring explains the choices)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import random
+import sysconfig
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+# Not "bench…": bench_knowledge.py deletes every user whose e-mail starts so.
+USERS = [f"search-{n}@search-bench.invalid" for n in range(10)]
+BIG_CHUNKS, BIG_CLAIMS = 100_000, 10_000
+OTHER_CHUNKS, OTHER_CLAIMS = 100_000, 10_000  # shared by the nine other users
+CHUNKS_PER_DOCUMENT = 50
+POOL_PASSAGES, POOL_CLAIMS = 2400, 800
+NOISE = 0.02
+MODEL = "bench-stdlib-docs"
+
+
+@functools.cache
+def corpus() -> tuple[str, ...]:
+    """Prose paragraphs of the docstrings of the Python standard library on this machine:
+    real, varied English, offline, the same on every run."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    found: set[str] = set()
+    for path in sorted(root.rglob("*.py")):
+        if {"test", "tests", "idlelib", "site-packages"} & set(path.parts):
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef):
+                continue
+            for paragraph in (ast.get_docstring(node) or "").split("\n\n"):
+                text = " ".join(paragraph.split())
+                if 120 <= len(text) <= 700 and text.count(" ") > 15 and ">>>" not in text:
+                    found.add(text)
+    ordered = sorted(found)
+    random.Random(3).shuffle(ordered)
+    return tuple(ordered)
+
+
+def _first_sentence(text: str, words: int) -> str:
+    return " ".join(text.split(". ")[0].split()[:words]).rstrip(".,;:")
+
+
+def pools() -> tuple[list[str], list[str]]:
+    """(passages, claim statements): disjoint slices of the corpus."""
+    paragraphs = corpus()
+    statements = [_first_sentence(p, 16) for p in paragraphs[POOL_PASSAGES:][:POOL_CLAIMS]]
+    return list(paragraphs[:POOL_PASSAGES]), statements
+
+
+def query_texts(rng: random.Random, count: int) -> list[str]:
+    """Questions about held-out paragraphs: their first words, as someone would ask."""
+    held_out = corpus()[POOL_PASSAGES + POOL_CLAIMS :]
+    return [_first_sentence(p, rng.randint(4, 12)) for p in rng.sample(held_out, count)]
+
+
+def data_ready() -> bool:
+    from apps.indexing.models import Chunk
+
+    return Chunk.objects.filter(embedding_model=MODEL).count() == BIG_CHUNKS + OTHER_CHUNKS
+
+
+def _rows(pool: np.ndarray, count: int, rng: np.random.Generator) -> tuple[Any, np.ndarray]:
+    """Each row mixes three pool vectors with random (Dirichlet) weights, plus noise; its
+    text is that of the heaviest one."""
+    picks = rng.integers(0, len(pool), (count, 3))
+    weights = rng.dirichlet((1.0, 1.0, 1.0), count).astype(np.float32)
+    vectors = np.einsum("rk,rkd->rd", weights, pool[picks])
+    vectors += rng.normal(0, NOISE, vectors.shape).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    heaviest = picks[np.arange(count), weights.argmax(axis=1)]
+    return heaviest, vectors.astype(np.float32)
+
+
+def build_data(provider: Any) -> None:
+    from django.db import connection
+
+    from apps.accounts.models import User
+
+    started = time.perf_counter()
+    nprng = np.random.default_rng(1)
+    texts, statements = pools()
+    pool = provider.embed_documents(texts)
+    claim_pool = provider.embed_documents(statements)
+    print(
+        f"embedded the pools ({POOL_PASSAGES} passages, {POOL_CLAIMS} statements) in "
+        f"{time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
+    User.objects.filter(email__in=USERS).delete()
+    with connection.cursor() as cursor:
+        cursor.execute("DROP INDEX IF EXISTS chunk_embedding_hnsw_idx")
+        cursor.execute("DROP INDEX IF EXISTS claim_embedding_hnsw_idx")
+        cursor.execute("DROP INDEX IF EXISTS chunk_search_vector_idx")
+    for index, email in enumerate(USERS):
+        chunks = BIG_CHUNKS if index == 0 else OTHER_CHUNKS // 9
+        claims = BIG_CLAIMS if index == 0 else OTHER_CLAIMS // 9
+        if index == 9:  # the remainders, so the totals are exact
+            chunks += OTHER_CHUNKS % 9
+            claims += OTHER_CLAIMS % 9
+        _load_user(email, chunks, claims, texts, pool, statements, claim_pool, nprng)
+        print(
+            f"  loaded {email}: {chunks:,} chunks, {claims:,} claims "
+            f"({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
+    _build_indexes()
+    print(f"built the indexes ({time.perf_counter() - started:.0f} s in all)", flush=True)
+
+
+def _load_user(
+    email: str,
+    chunks: int,
+    claims: int,
+    texts: list[str],
+    pool: np.ndarray,
+    statements: list[str],
+    claim_pool: np.ndarray,
+    rng: np.random.Generator,
+) -> None:
+    from django.utils import timezone
+
+    from apps.accounts.models import User
+    from apps.claims.models import Claim
+    from apps.indexing.models import Document, Source
+    from apps.projects.services import project_ensure_personal
+
+    user = User.objects.create_user(email=email, password=None)
+    project = project_ensure_personal(user=user)
+    source = Source.objects.create(project=project, kind="upload", name="Bench", status="ready")
+    documents = Document.objects.bulk_create(
+        Document(
+            source=source,
+            path=f"doc{n}.txt",
+            status="indexed",
+            chunk_count=CHUNKS_PER_DOCUMENT,
+            indexed_at=timezone.now(),
+        )
+        for n in range(-(-chunks // CHUNKS_PER_DOCUMENT))
+    )
+    which, vectors = _rows(pool, chunks, rng)
+    now = timezone.now()
+    rows = (
+        (
+            documents[n // CHUNKS_PER_DOCUMENT].pk,
+            user.pk,
+            project.pk,
+            n % CHUNKS_PER_DOCUMENT,
+            texts[which[n]],
+            0,
+            len(texts[which[n]]),
+            vectors[n],
+            MODEL,
+            now,
+        )
+        for n in range(chunks)
+    )
+    _copy_chunks(rows)
+    which, vectors = _rows(claim_pool, claims, rng)
+    Claim.objects.bulk_create(
+        (
+            Claim(
+                user=user,
+                number=n + 1,
+                friendly_id=f"claim_{n + 1}_{uuid.uuid4().hex[:4]}",
+                statement=statements[which[n]],
+                claim_types=["fact"],
+                status="active" if n % 10 else "retracted",
+                embedding=vectors[n],
+                embedding_model=MODEL,
+            )
+            for n in range(claims)
+        ),
+        batch_size=2000,
+    )
+
+
+def _copy_chunks(rows: Any) -> None:
+    from django.db import connection
+    from pgvector.psycopg import register_vector
+
+    connection.ensure_connection()
+    raw = connection.connection
+    register_vector(raw)
+    columns = (
+        'document_id, user_id, project_id, chunk_index, text, start, "end", embedding, '
+        "embedding_model, created_at"
+    )
+    with (
+        raw.cursor() as cursor,
+        cursor.copy(f"COPY indexing_chunk ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy,
+    ):
+        copy.set_types(
+            [
+                "uuid",
+                "int8",
+                "uuid",
+                "int4",
+                "text",
+                "int4",
+                "int4",
+                "vector",
+                "varchar",
+                "timestamptz",
+            ]
+        )
+        for row in rows:
+            copy.write_row(row)
+
+
+def _build_indexes() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SET maintenance_work_mem = '512MB'")
+        cursor.execute("SET max_parallel_maintenance_workers = 1")
+        cursor.execute(
+            "CREATE INDEX chunk_search_vector_idx ON indexing_chunk USING gin (search_vector)"
+        )
+        for name, table in (
+            ("chunk_embedding_hnsw_idx", "indexing_chunk"),
+            ("claim_embedding_hnsw_idx", "claims_claim"),
+        ):
+            cursor.execute(
+                f"CREATE INDEX {name} ON {table} USING hnsw (embedding "
+                "vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
+            )
+        cursor.execute("ANALYZE indexing_chunk")
+        cursor.execute("ANALYZE claims_claim")
