@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -319,11 +321,15 @@ def test_progress_is_published_to_the_owners_pages(
     with committed():
         documents_upload(project=project, files=[upload("a.txt", "alpha"), upload("b.txt", "b")])
 
+    async def next_message() -> dict[str, Any]:
+        # A layer's receive waits forever for a message that never comes: bound it.
+        return dict(await asyncio.wait_for(layer.receive(channel), timeout=10))
+
     events = []
     while True:
         try:
-            message = async_to_sync(layer.receive)(channel)
-        except Exception:
+            message = async_to_sync(next_message)()
+        except TimeoutError:
             break
         events.append(message["payload"])
         if message["payload"]["status"] == SourceStatus.READY:
