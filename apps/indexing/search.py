@@ -21,9 +21,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from django.db.models import QuerySet
-from django.utils.text import Truncator
-
 from apps.claims.models import Claim
 
 from .embeddings import Vector, get_embedding_provider
@@ -31,6 +28,8 @@ from .models import Chunk
 from .search_queries import (
     CHUNK_KINDS,
     Candidate,
+    Scope,
+    compile_scopes,
     nearest,
     search_session,
     text_rankings,
@@ -97,9 +96,9 @@ def hybrid_search(
         vector = get_embedding_provider().embed_query(query)
     depth = _depth(k)
     with search_session():
-        chunks, claims = _scopes(user, project, kinds, exclude_message_ids)
-        by_vector = nearest(chunks, claims, vector, depth)
-        by_text = text_rankings(chunks, claims, query, depth)
+        scopes = _scopes(user, project, kinds, exclude_message_ids)
+        by_vector = nearest(scopes, vector, depth)
+        by_text = text_rankings(scopes, query, depth)
     fused = fuse((by_vector, 1.0), (by_text.all_words, 1.0), (by_text.any_words, ANY_WORDS_WEIGHT))
     return _hits(fused[: _clamp(k)], by_vector, by_text.merged())
 
@@ -120,8 +119,8 @@ def vector_search(
             return []
         vector = get_embedding_provider().embed_query(query)
     with search_session():
-        chunks, claims = _scopes(user, project, kinds, exclude_message_ids)
-        ranked = nearest(chunks, claims, vector, _clamp(k))[: _clamp(k)]
+        ranked = nearest(_scopes(user, project, kinds, exclude_message_ids), vector, _clamp(k))
+    ranked = ranked[: _clamp(k)]
     return _hits([(c, c.value) for c in ranked], ranked, [])
 
 
@@ -138,8 +137,8 @@ def text_search(
     if not query.strip():
         return []
     with search_session():
-        chunks, claims = _scopes(user, project, kinds, exclude_message_ids)
-        ranked = text_rankings(chunks, claims, query, _clamp(k)).merged()[: _clamp(k)]
+        scopes = _scopes(user, project, kinds, exclude_message_ids)
+        ranked = text_rankings(scopes, query, _clamp(k)).merged()[: _clamp(k)]
     return _hits([(c, c.value) for c in ranked], [], ranked)
 
 
@@ -172,7 +171,7 @@ def _scopes(
     project: Project | None,
     kinds: Sequence[str],
     exclude_message_ids: Sequence[uuid.UUID | str],
-) -> tuple[QuerySet[Chunk] | None, QuerySet[Claim] | None]:
+) -> list[Scope]:
     unknown = set(kinds) - set(KINDS)
     if unknown:
         raise ValueError(f"unknown kinds {sorted(unknown)}; known: {', '.join(KINDS)}")
@@ -185,7 +184,7 @@ def _scopes(
         else None
     )
     claims = user_claims(user=user) if "claim" in kinds else None
-    return chunks, claims
+    return compile_scopes(chunks, claims)
 
 
 def _hits(
@@ -270,4 +269,8 @@ def _chunk_hit(chunk: Chunk, **common: float | None) -> SearchHit:
 
 
 def _excerpt(text: str) -> str:
-    return Truncator(" ".join(text.split())).chars(EXCERPT_CHARS)
+    text = " ".join(text.split())
+    if len(text) <= EXCERPT_CHARS:
+        return text
+    cut = text.rfind(" ", 0, EXCERPT_CHARS)
+    return text[: cut if cut > EXCERPT_CHARS // 2 else EXCERPT_CHARS].rstrip() + "…"

@@ -17,10 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.contrib.postgres.search import SearchQuery
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
-from pgvector.django import CosineDistance
 
 from apps.claims.models import USABLE_STATUSES, Claim
 
@@ -94,31 +92,47 @@ def user_claims(*, user: User) -> QuerySet[Claim]:
     return Claim.objects.filter(user=user, status__in=USABLE_STATUSES)
 
 
-Ranked = tuple[str, str, list[Any]]
-"""One ranked list as SQL: its kind, a statement selecting ``(id, value)``, its params."""
+@dataclass(frozen=True)
+class Scope:
+    """The rows one kind of candidate comes from, compiled once per search to
+    ``SELECT id, embedding, search_vector …``; each ranking wraps it (PostgreSQL pulls
+    the plain subquery up, so the HNSW and GIN indexes still serve the outer query)."""
+
+    kind: str  # "chunk" or "claim"
+    sql: str
+    params: tuple[Any, ...]
 
 
-def nearest(
-    chunks: QuerySet[Chunk] | None, claims: QuerySet[Claim] | None, vector: Vector, limit: int
-) -> list[Candidate]:
-    """The ``limit`` nearest chunks and claims each, merged by cosine similarity."""
-    lists: list[Ranked] = []
+def compile_scopes(chunks: QuerySet[Chunk] | None, claims: QuerySet[Claim] | None) -> list[Scope]:
+    scopes = []
     for kind, rows in (("chunk", chunks), ("claim", claims)):
         if rows is not None:
-            ranked = (
-                rows.exclude(embedding=None)
-                .annotate(value=1.0 - CosineDistance("embedding", vector))
-                .order_by(CosineDistance("embedding", vector))
-                .values("id", "value")[:limit]
-            )
-            sql, params = ranked.query.sql_with_params()
-            lists.append((kind, sql, list(params)))
+            columns = rows.exclude(embedding=None).order_by()
+            sql, params = columns.values("id", "embedding", "search_vector").query.sql_with_params()
+            scopes.append(Scope(kind, sql, tuple(params)))
+    return scopes
+
+
+def nearest(scopes: list[Scope], vector: Vector, limit: int) -> list[Candidate]:
+    """The ``limit`` nearest rows of each scope, merged by cosine similarity."""
+    literal = "[" + ",".join(map(str, vector.tolist())) + "]"
+    lists = [
+        (
+            scope.kind,
+            f"SELECT s.id, s.embedding <=> %s::vector AS value FROM ({scope.sql}) AS s "
+            "ORDER BY value LIMIT %s",
+            [literal, *scope.params, limit],
+        )
+        for scope in scopes
+    ]
+    found = [Candidate(c.kind, c.id, 1.0 - c.value) for c in _union(lists)]
     # relaxed_order may return neighbours slightly out of order: sorted here.
-    return sorted(_union(lists), key=lambda candidate: -candidate.value)
+    return sorted(found, key=lambda candidate: -candidate.value)
 
 
-def _union(lists: list[Ranked]) -> list[Candidate]:
-    """All the ranked lists in one statement: one round trip instead of one each."""
+def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:
+    """All the ranked ``(kind, statement selecting (id, value), params)`` lists in one
+    statement: one round trip instead of one each."""
     if not lists:
         return []
     statements, params = [], []
@@ -149,44 +163,37 @@ class TextRankings:
         return self.all_words + self.any_words
 
 
-def text_rankings(
-    chunks: QuerySet[Chunk] | None, claims: QuerySet[Claim] | None, query: str, limit: int
-) -> TextRankings:
+def text_rankings(scopes: list[Scope], query: str, limit: int) -> TextRankings:
     query = query[:QUERY_MAX_CHARS]
-    all_words = _ranked_text(chunks, claims, query, limit)
+    all_words = _ranked_text(scopes, query, limit)
     words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))[:ANY_TERMS_MAX]
     any_words: list[Candidate] = []
     if len(all_words) < limit and len(words) > 1:
         seen = {(candidate.kind, candidate.id) for candidate in all_words}
-        found = _ranked_text(chunks, claims, " or ".join(words), limit, ANY_RANKED_ROWS_MAX)
+        found = _ranked_text(scopes, " or ".join(words), limit, ANY_RANKED_ROWS_MAX)
         any_words = [c for c in found if (c.kind, c.id) not in seen]
     return TextRankings(all_words, any_words)
 
 
 def _ranked_text(
-    chunks: QuerySet[Chunk] | None,
-    claims: QuerySet[Claim] | None,
-    query: str,
-    limit: int,
-    ranked_max: int = RANKED_ROWS_MAX,
+    scopes: list[Scope], query: str, limit: int, ranked_max: int = RANKED_ROWS_MAX
 ) -> list[Candidate]:
     """Rows matching ``websearch_to_tsquery(query)``, best ``ts_rank`` first.
 
     At most ``ranked_max`` matching rows of each kind are ranked: ranking reads every
     match's ``tsvector``, and words common enough to match more rows than that say little
     about which rows are best, while ranking them all would cost one full-text search a
-    hundred milliseconds and more on a large account."""
-    search = SearchQuery(query, search_type="websearch", config="english")
-    lists: list[Ranked] = []
-    for kind, rows in (("chunk", chunks), ("claim", claims)):
-        if rows is None:
-            continue
-        # No ORDER BY inside: any ``ranked_max`` matches, found through the GIN index.
-        matched = rows.filter(search_vector=search).order_by().values("id", "search_vector")
-        inner, params = matched[:ranked_max].query.sql_with_params()
-        sql = (
-            "SELECT matched.id, ts_rank(matched.search_vector, websearch_to_tsquery("
-            f"'english', %s)) AS value FROM ({inner}) AS matched ORDER BY value DESC LIMIT %s"
+    hundred milliseconds and more on a large account. (No ORDER BY inside: any
+    ``ranked_max`` matches, found through the GIN index.)"""
+    tsquery = "websearch_to_tsquery('english', %s)"
+    lists = [
+        (
+            scope.kind,
+            f"SELECT m.id, ts_rank(m.search_vector, {tsquery}) AS value FROM (SELECT s.id, "
+            f"s.search_vector FROM ({scope.sql}) AS s WHERE s.search_vector @@ {tsquery} "
+            "LIMIT %s) AS m ORDER BY value DESC LIMIT %s",
+            [query, *scope.params, query, ranked_max, limit],
         )
-        lists.append((kind, sql, [query, *params, limit]))
+        for scope in scopes
+    ]
     return sorted(_union(lists), key=lambda candidate: -candidate.value)

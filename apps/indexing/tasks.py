@@ -21,7 +21,7 @@ from .services import (
     message_index,
     source_scan_run,
 )
-from .services.documents import documents_mark_failed, documents_mark_retrying
+from .services.documents import IndexRun, documents_mark_failed, documents_mark_retrying
 from .services.progress import source_status_set
 from .services.queue import enqueue_documents, schedule_retry
 
@@ -50,16 +50,19 @@ def index_message(message_id: str, attempt: int = 1) -> str:
 def index_documents(document_ids: list[str], force: bool = False, attempt: int = 1) -> str:
     timeout = float(settings.Q_CLUSTER.get("timeout") or 600)  # type: ignore[arg-type]
     deadline = time.monotonic() + timeout * DEADLINE_SHARE
+    run = IndexRun()
     try:
-        run = documents_index(document_ids=document_ids, force=force, deadline=deadline)
+        documents_index(document_ids=document_ids, force=force, deadline=deadline, run=run)
     except Exception as error:  # recorded per document, retried with back-off
         logger.exception("indexing documents %s failed (attempt %d)", document_ids, attempt)
         reason = _describe(error)
-        if schedule_retry("index_documents", document_ids, force, attempt=attempt):
-            documents_mark_retrying(document_ids=document_ids, error=reason, attempt=attempt)
+        # Documents finished before the failure keep their outcome.
+        unfinished = [str(pk) for pk in document_ids if str(pk) not in run.finished]
+        if schedule_retry("index_documents", unfinished, force, attempt=attempt):
+            documents_mark_retrying(document_ids=unfinished, error=reason, attempt=attempt)
             return f"retrying: {reason}"
         documents_mark_failed(
-            document_ids=document_ids, error=f"indexing failed {attempt} times: {reason}"
+            document_ids=unfinished, error=f"indexing failed {attempt} times: {reason}"
         )
         return f"failed: {reason}"
     if run.remaining:

@@ -1,5 +1,5 @@
 """The Files page without JavaScript: choose a project, upload, see status, delete, re-index;
-folder sources for staff only. (tests/indexing/test_page_browser.py drives it in Chromium.)"""
+folder sources for staff only. (tests/browser/test_files_page.py drives it in Chromium.)"""
 
 from __future__ import annotations
 

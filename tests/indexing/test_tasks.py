@@ -237,3 +237,32 @@ def test_gone_rows_are_not_errors(fake_provider: HashEmbeddingProvider) -> None:
     assert tasks.scan_folder_source(missing) == "source gone"
     assert tasks.index_document(missing).startswith("0 indexed")
     assert tasks.embed_claims([missing]) == "0 claims embedded"
+
+
+def test_documents_finished_before_a_failure_keep_their_outcome(
+    source: Source,
+    fake_provider: HashEmbeddingProvider,
+    monkeypatch: pytest.MonkeyPatch,
+    committed: Committed,
+) -> None:
+    monkeypatch.setattr("apps.indexing.services.documents.FLUSH_CHUNKS", 1)
+    real_embed = fake_provider.embed_documents
+    calls = []
+
+    def fail_second_time(texts: list[str]) -> object:
+        calls.append(texts)
+        if len(calls) == 2:
+            raise RuntimeError("model crashed")
+        return real_embed(texts)
+
+    monkeypatch.setattr(fake_provider, "embed_documents", fail_second_time)
+
+    scan(source, committed)
+
+    assert paths(source) == {"a.md": "indexed", "sub/b.txt": "pending"}
+    retry = Schedule.objects.get(func="apps.indexing.tasks.index_documents")
+    later = Document.objects.get(path="sub/b.txt")
+    assert str(later.pk) in retry.args
+    assert str(Document.objects.get(path="a.md").pk) not in (
+        retry.args
+    )

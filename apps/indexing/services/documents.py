@@ -14,36 +14,23 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
-from django.utils import timezone
 
-from ..chunking import TextChunk, chunk_file_text
-from ..embeddings import EmbeddingProvider, Matrix, get_embedding_provider
+from ..chunking import chunk_file_text
+from ..embeddings import EmbeddingProvider, get_embedding_provider
 from ..extract import ExtractionError, extract_text
 from ..models import Chunk, Document, DocumentStatus
+from .chunk_writes import Prepared, chunks_replace
 from .files import UnsafePath, document_file_path, file_mtime, file_sha256
-from .progress import source_document_finished, source_document_started
+from .progress import ProgressBatch, source_document_finished
 
 logger = logging.getLogger(__name__)
 
 FLUSH_CHUNKS = 128
 """Embed once this many chunks are waiting: large enough for full model batches, small
 enough that progress moves and memory stays flat."""
-WRITE_BATCH = 500
-
-
-@dataclass
-class Prepared:
-    document: Document
-    chunks: list[TextChunk]
-    sha256: str
-    size: int
-    mtime: datetime
-    doc_type: str
-    note: str = ""
 
 
 @dataclass
@@ -58,6 +45,10 @@ class IndexRun:
     remaining: list[str] = field(default_factory=list)
     chunks_written: int = 0
 
+    @property
+    def finished(self) -> set[str]:
+        return {*self.indexed, *self.unchanged, *self.skipped, *self.failed}
+
 
 DocumentDone = Callable[[Document], None]
 
@@ -69,33 +60,43 @@ def documents_index(
     provider: EmbeddingProvider | None = None,
     deadline: float | None = None,
     on_document_done: DocumentDone | None = None,
+    run: IndexRun | None = None,
 ) -> IndexRun:
     """Index these documents. ``force`` re-embeds even if the content hash is unchanged.
-    ``deadline`` (a ``time.monotonic()`` value) stops taking new documents once passed."""
+    ``deadline`` (a ``time.monotonic()`` value) stops taking new documents once passed.
+    ``run`` collects the outcomes as they happen, so a caller still knows which documents
+    were finished when an exception (the model, the database) cuts the call short."""
     provider = provider or get_embedding_provider()
-    run = IndexRun()
+    run = run if run is not None else IndexRun()
     documents = list(
         Document.objects.filter(pk__in=list(document_ids))
         .select_related("source__project")
         .order_by("path")
     )
+    Document.objects.filter(pk__in=[d.pk for d in documents]).update(status=DocumentStatus.INDEXING)
+    progress = ProgressBatch()
     pending: list[Prepared] = []
-    for position, document in enumerate(documents):
-        # At least one document per call, so a continuation always makes progress.
-        if position and deadline is not None and time.monotonic() > deadline:
-            run.remaining = [str(later.pk) for later in documents[position:]]
-            break
-        source_document_started(source_id=document.source_id, path=document.path)
-        Document.objects.filter(pk=document.pk).update(status=DocumentStatus.INDEXING)
-        prepared = _prepare(document, provider=provider, force=force, run=run)
-        if prepared is None:
-            _finished(document, on_document_done)
-            continue
-        pending.append(prepared)
-        if sum(len(p.chunks) for p in pending) >= FLUSH_CHUNKS:
-            _embed_and_write(pending, provider=provider, run=run, done=on_document_done)
-            pending = []
-    _embed_and_write(pending, provider=provider, run=run, done=on_document_done)
+    try:
+        for position, document in enumerate(documents):
+            # At least one document per call, so a continuation always makes progress.
+            if position and deadline is not None and time.monotonic() > deadline:
+                run.remaining = [str(later.pk) for later in documents[position:]]
+                Document.objects.filter(pk__in=run.remaining).update(status=DocumentStatus.PENDING)
+                break
+            progress.started(source_id=document.source_id, path=document.path)
+            prepared = _prepare(document, provider=provider, force=force, run=run)
+            if prepared is None:
+                _finished(document, progress, on_document_done)
+                continue
+            pending.append(prepared)
+            if sum(len(p.chunks) for p in pending) >= FLUSH_CHUNKS:
+                _embed_and_write(pending, provider=provider, run=run, progress=progress,
+                                 done=on_document_done)  # fmt: skip
+                pending = []
+        _embed_and_write(pending, provider=provider, run=run, progress=progress,
+                         done=on_document_done)  # fmt: skip
+    finally:
+        progress.flush()
     return run
 
 
@@ -178,61 +179,18 @@ def _embed_and_write(
     *,
     provider: EmbeddingProvider,
     run: IndexRun,
+    progress: ProgressBatch,
     done: DocumentDone | None,
 ) -> None:
     if not pending:
         return
-    texts = [chunk.text for prepared in pending for chunk in prepared.chunks]
-    vectors = provider.embed_documents(texts)
-    offset = 0
-    for prepared in pending:
-        count = len(prepared.chunks)
-        if _replace_chunks(prepared, vectors[offset : offset + count], provider.name):
-            run.indexed.append(str(prepared.document.pk))
-            run.chunks_written += count
-        offset += count
-        _finished(prepared.document, done)
-
-
-def _replace_chunks(prepared: Prepared, vectors: Matrix, model_name: str) -> bool:
-    """Swap the document's chunks for the new ones in one transaction: a reader sees the
-    old set or the new one, and a worker killed half-way leaves the old set."""
-    document = prepared.document
-    project = document.source.project
-    with transaction.atomic():
-        if not Document.objects.select_for_update().filter(pk=document.pk).exists():
-            return False  # deleted while it was being read
-        Chunk.objects.filter(document=document).delete()
-        Chunk.objects.bulk_create(
-            [
-                Chunk(
-                    document=document,
-                    user_id=project.owner_id,
-                    project_id=project.pk,
-                    chunk_index=chunk.index,
-                    text=chunk.text,
-                    start=chunk.start,
-                    end=chunk.end,
-                    embedding=vector,
-                    embedding_model=model_name,
-                )
-                for chunk, vector in zip(prepared.chunks, vectors, strict=True)
-            ],
-            batch_size=WRITE_BATCH,
-        )
-        _record(
-            document,
-            DocumentStatus.INDEXED,
-            size=prepared.size,
-            mtime=prepared.mtime,
-            error=prepared.note,
-            sha256=prepared.sha256,
-            doc_type=prepared.doc_type,
-            chunk_count=len(prepared.chunks),
-            indexed_at=timezone.now(),
-            attempts=0,
-        )
-    return True
+    vectors = provider.embed_documents([c.text for item in pending for c in item.chunks])
+    written = chunks_replace(pending, vectors, provider.name)
+    for item in pending:
+        if item.document.pk in written:
+            run.indexed.append(str(item.document.pk))
+            run.chunks_written += len(item.chunks)
+        _finished(item.document, progress, done)
 
 
 def _record(document: Document, status: str, **fields: object) -> None:
@@ -246,8 +204,8 @@ def _record_without_chunks(document: Document, status: str, error: str) -> None:
         _record(document, status, error=error, chunk_count=0, indexed_at=None)
 
 
-def _finished(document: Document, done: DocumentDone | None) -> None:
-    source_document_finished(source_id=document.source_id)
+def _finished(document: Document, progress: ProgressBatch, done: DocumentDone | None) -> None:
+    progress.finished(source_id=document.source_id)
     if done is not None:
         done(document)
 

@@ -84,21 +84,58 @@ def source_status_set(*, source_id: uuid.UUID | str, status: str, error: str = "
     source_progress_publish(source_id=source_id, force=True)
 
 
-def source_document_started(*, source_id: uuid.UUID | str, path: str) -> None:
-    Source.objects.filter(pk=source_id).update(progress_current=path[:PATH_MAX_LENGTH])
-    source_progress_publish(source_id=source_id)
-
-
 def source_document_finished(*, source_id: uuid.UUID | str) -> None:
     """One document of the run is finished (indexed, unchanged, skipped or failed); the run
     ends when the last one is."""
     Source.objects.filter(pk=source_id).update(
         progress_done=Least(F("progress_done") + 1, F("progress_total"))
     )
-    ended = Source.objects.filter(
+    ended = _end_if_done(source_id)
+    source_progress_publish(source_id=source_id, force=bool(ended))
+
+
+class ProgressBatch:
+    """Progress of one worker's batch, written to the source rows and published at most
+    every ``interval`` seconds (and by ``flush``): a run of many small files then costs a
+    few updates a second instead of several per file."""
+
+    def __init__(self, interval: float = 0.5) -> None:
+        self.interval = interval
+        self._done: dict[str, int] = {}
+        self._current: dict[str, str] = {}
+        self._flushed = time.monotonic()
+
+    def started(self, *, source_id: uuid.UUID | str, path: str) -> None:
+        self._current[str(source_id)] = path[:PATH_MAX_LENGTH]
+        self._maybe_flush()
+
+    def finished(self, *, source_id: uuid.UUID | str) -> None:
+        key = str(source_id)
+        self._done[key] = self._done.get(key, 0) + 1
+        self._maybe_flush()
+
+    def _maybe_flush(self) -> None:
+        if time.monotonic() - self._flushed >= self.interval:
+            self.flush()
+
+    def flush(self) -> None:
+        for source_id in {*self._done, *self._current}:
+            done = self._done.pop(source_id, 0)
+            changes: dict[str, object] = {}
+            if done:
+                changes["progress_done"] = Least(F("progress_done") + done, F("progress_total"))
+            if source_id in self._current:
+                changes["progress_current"] = self._current.pop(source_id)
+            Source.objects.filter(pk=source_id).update(**changes)
+            _end_if_done(source_id)
+            source_progress_publish(source_id=source_id, force=True)
+        self._flushed = time.monotonic()
+
+
+def _end_if_done(source_id: uuid.UUID | str) -> int:
+    return Source.objects.filter(
         pk=source_id, status__in=RUNNING, progress_done__gte=F("progress_total")
     ).update(status=SourceStatus.READY, progress_current="", updated_at=timezone.now())
-    source_progress_publish(source_id=source_id, force=bool(ended))
 
 
 def source_progress_event(source: Source) -> ProgressEvent:

@@ -1,5 +1,5 @@
 """The Files page in Chromium: drag and drop uploads, and progress bars that update without
-a reload (``static/js/files.js``). Uses the browser fixtures of tests/browser/."""
+a reload (``static/js/files.js``)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from playwright.sync_api import Page, expect
 
 from apps.indexing.models import Document, DocumentStatus, Source, SourceKind, SourceStatus
 from apps.projects.services import project_ensure_personal
-from tests.browser.conftest import browser_type_launch_args, server, shot  # noqa: F401
 from tests.factories import UserFactory
+from tests.indexing.conftest import fake_provider, media_root  # noqa: F401 - fixtures
 
 pytestmark = [
     pytest.mark.browser,
@@ -39,7 +39,7 @@ def static_files(page: Page) -> None:
     page.route(re.compile(r".*/static/.*"), fulfil)
 
 
-def log_in(page: Page, server: str) -> Any:  # noqa: F811 - the fixture's value
+def log_in(page: Page, server: str) -> Any:
     user = UserFactory(email="files@example.com")
     client = Client()
     client.force_login(user)
@@ -49,7 +49,7 @@ def log_in(page: Page, server: str) -> Any:  # noqa: F811 - the fixture's value
     return user
 
 
-def test_drop_files_to_upload_them(page: Page, server: str, shot: Any) -> None:  # noqa: F811
+def test_drop_files_to_upload_them(page: Page, server: str, shot: Any) -> None:
     log_in(page, server)
     page.goto(f"{server}/files/")
     shot("empty")
@@ -68,7 +68,7 @@ def test_drop_files_to_upload_them(page: Page, server: str, shot: Any) -> None: 
     shot("uploaded")
 
 
-def test_progress_updates_without_a_reload(page: Page, server: str, shot: Any) -> None:  # noqa: F811
+def test_progress_updates_without_a_reload(page: Page, server: str, shot: Any) -> None:
     user = log_in(page, server)
     project = project_ensure_personal(user=user)
     source = Source.objects.create(
