@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -90,7 +91,7 @@ def _mark_indexed(items: Sequence[Prepared]) -> None:
     rows = ", ".join(
         ["(%s::uuid, %s::bigint, %s::timestamptz, %s, %s, %s, %s::integer)"] * len(items)
     )
-    params: list[object] = [DocumentStatus.INDEXED, now, now]
+    params: list[Any] = [DocumentStatus.INDEXED, now, now]
     for item in items:
         params += [item.document.pk, item.size, item.mtime, item.sha256, item.doc_type,
                    item.note, len(item.chunks)]  # fmt: skip
