@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
@@ -133,7 +134,16 @@ class SourceViewSet(viewsets.GenericViewSet):
         return Response(SourceOutputSerializer(source).data, status=status.HTTP_202_ACCEPTED)
 
 
+class UploadAwareSchema(AutoSchema):
+    """An upload answers with the list of what it stored, never a page of results."""
+
+    def _get_paginator(self) -> Any:
+        return None if self.method == "POST" else super()._get_paginator()
+
+
 class DocumentViewSet(viewsets.GenericViewSet):
+    schema = UploadAwareSchema()
+
     queryset = Document.objects.none()
     serializer_class = DocumentOutputSerializer
     parser_classes = [MultiPartParser, FormParser, JSONParser]
