@@ -28,9 +28,10 @@ from .progress import ProgressBatch, source_document_finished
 
 logger = logging.getLogger(__name__)
 
-FLUSH_CHUNKS = 128
-"""Embed once this many chunks are waiting: large enough for full model batches, small
-enough that progress moves and memory stays flat."""
+FLUSH_CHUNKS = 256
+"""Embed once this many chunks are waiting. The model sorts each call's texts by length
+before batching them, so larger calls waste less on padding (128 ran 8 % slower than one
+call for everything); much larger ones would make the progress bar move in big jumps."""
 
 
 @dataclass
