@@ -67,4 +67,4 @@ def _index_all(message_ids: list[uuid.UUID]) -> None:
 
     for message in Message.objects.filter(pk__in=message_ids).order_by("order"):
         status = message_index_enqueue(message=message)
-        Message.objects.filter(pk=message.pk).update(index_status=status)
+        Message.objects.filter(pk=message.pk).update(index_status=status[:20])

@@ -110,10 +110,11 @@ def enqueue_indexing(*, message: Message) -> str:
     try:
         from apps.indexing.services import message_index_enqueue
 
-        return message_index_enqueue(message=message)
+        # Message.index_status holds 20 characters; the full reason is in the log.
+        return message_index_enqueue(message=message)[:20]
     except Exception as error:  # the broker being down must not fail the turn
         logger.exception("could not enqueue indexing of message %s", message.id)
-        return f"failed: {error}"
+        return f"failed: {error}"[:20]
 
 
 def embed_query(query: str) -> Any:
