@@ -7,11 +7,11 @@ import logging
 import uuid
 
 from django.db import transaction
-from django_q.tasks import async_task
 
 from apps.accounts.models import MemoryMode
 from apps.chat.models import Message
 from apps.claims.models import ClaimOrigin, ClaimStatus
+from config.jobs import queue_task
 
 from .extraction import EXTRACT_SYSTEM, Candidate, parse_llm_candidates, rule_based_candidates
 from .pipeline.dedupe import claim_add_or_reinforce
@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 
 
 def extraction_enqueue(*, user_message_id: object, assistant_message_id: object) -> None:
-    async_task(
+    queue_task(
         "apps.chat.tasks.extract_memories",
         str(user_message_id),
         str(assistant_message_id),

