@@ -46,13 +46,20 @@ async def _overhead(user, conversation, turns: int) -> list[float]:  # type: ign
     settings.CAIRN_CHAT_RATE_LIMIT = "100000/60"  # measuring the turn, not the limiter
     consumers.provider_for_running_loop = lambda: InstantProvider(5)  # type: ignore[assignment]
     cookie = await asyncio.to_thread(_session_cookie, user)
-    ws = WebsocketCommunicator(application, f"/ws/chat/{conversation.id}/",
-                               headers=[(b"origin", b"http://localhost"),
-                                        (b"cookie", cookie.encode())])
+    ws = WebsocketCommunicator(
+        application,
+        f"/ws/chat/{conversation.id}/",
+        headers=[(b"origin", b"http://localhost"), (b"cookie", cookie.encode())],
+    )
     assert (await ws.connect())[0]
-    questions = ["What do I prefer for breakfast?", "Plan my garden budget #42",
-                 "How is my marathon training going?", "my #1 crypto is BTC",
-                 "Remind me about the piano lessons", "What did I decide about the server?"]
+    questions = [
+        "What do I prefer for breakfast?",
+        "Plan my garden budget #42",
+        "How is my marathon training going?",
+        "my #1 crypto is BTC",
+        "Remind me about the piano lessons",
+        "What did I decide about the server?",
+    ]
     samples = []
     for turn in range(turns):
         start = time.perf_counter()
@@ -73,13 +80,15 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def _one_client(port: int, cookie: str, conversation_id: str,
-                      deltas: int) -> tuple[list[float], bool, float]:
+async def _one_client(
+    port: int, cookie: str, conversation_id: str, deltas: int
+) -> tuple[list[float], bool, float]:
     import websockets
 
     latencies: list[float] = []
     async with websockets.connect(
-        f"ws://127.0.0.1:{port}/ws/chat/{conversation_id}/", max_size=None,
+        f"ws://127.0.0.1:{port}/ws/chat/{conversation_id}/",
+        max_size=None,
         additional_headers={"Cookie": cookie, "Origin": f"http://127.0.0.1:{port}"},
     ) as ws:
         start = time.perf_counter()
@@ -104,15 +113,18 @@ async def _concurrent(port: int, sessions: list[tuple[str, str]], deltas: int) -
     from bench.providers import summary
 
     start = time.perf_counter()
-    results = await asyncio.gather(*(_one_client(port, cookie, cid, deltas)
-                                     for cookie, cid in sessions))
+    results = await asyncio.gather(
+        *(_one_client(port, cookie, cid, deltas) for cookie, cid in sessions)
+    )
     wall = time.perf_counter() - start
     complete = sum(1 for _, ok, _ in results if ok)
     latencies = [value for lats, _, _ in results for value in lats]
     turns = [seconds * 1000 for _, _, seconds in results]
-    print(f"{len(sessions)} conversations x {deltas} deltas: {complete}/{len(sessions)} "
-          f"complete and in order, {len(latencies):,} deltas received "
-          f"(expected {len(sessions) * deltas:,}) in {wall:.1f} s")
+    print(
+        f"{len(sessions)} conversations x {deltas} deltas: {complete}/{len(sessions)} "
+        f"complete and in order, {len(latencies):,} deltas received "
+        f"(expected {len(sessions) * deltas:,}) in {wall:.1f} s"
+    )
     print(f"  added latency per delta (ms)   {summary(latencies)}")
     print(f"  whole turn (ms)                {summary(turns)}")
 
@@ -142,13 +154,32 @@ def main() -> None:
         user = User.objects.create_user(email=f"load-{n}@bench.invalid", password="x" * 12)
         sessions.append((_session_cookie(user), str(conversation_create(user=user).id)))
     port = _free_port()
-    env = {**os.environ, "BENCH_DELTAS": str(args.deltas), "CAIRN_DB_NAME": "cairn_bench",
-           "ALLOWED_HOSTS": "127.0.0.1,localhost", "CAIRN_CHAT_RATE_LIMIT": "1000/60",
-           "CAIRN_Q_SYNC": "false"}
+    env = {
+        **os.environ,
+        "BENCH_DELTAS": str(args.deltas),
+        "CAIRN_DB_NAME": "cairn_bench",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "CAIRN_CHAT_RATE_LIMIT": "1000/60",
+        "CAIRN_Q_SYNC": "false",
+    }
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "bench.asgi_bench:application", "--port", str(port),
-         "--log-level", "warning", "--lifespan", "off", "--ws", "websockets"],
-        cwd=ROOT, env=env)
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "bench.asgi_bench:application",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--lifespan",
+            "off",
+            "--ws",
+            "websockets",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -26,19 +26,25 @@ from bench import _django  # noqa: E402
 from bench.bench_chat import _free_port, _session_cookie  # noqa: E402
 from bench.providers import summary  # noqa: E402
 
-QUESTIONS = ["What do I prefer in the morning?", "my #1 city is Lisbon",
-             "Remind me what I decided about the garden", "How is the marathon plan going?"]
+QUESTIONS = [
+    "What do I prefer in the morning?",
+    "my #1 city is Lisbon",
+    "Remind me what I decided about the garden",
+    "How is the marathon plan going?",
+]
 
 
-async def _user(port: int, cookie: str, conversation_id: str, turns: int,
-                stats: dict[str, list[float]]) -> None:
+async def _user(
+    port: int, cookie: str, conversation_id: str, turns: int, stats: dict[str, list[float]]
+) -> None:
     import urllib.request
 
     import websockets
 
     def page(path: str) -> float:
-        request = urllib.request.Request(f"http://127.0.0.1:{port}{path}",
-                                         headers={"Cookie": cookie})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}{path}", headers={"Cookie": cookie}
+        )
         start = time.perf_counter()
         with urllib.request.urlopen(request, timeout=60) as response:
             response.read()
@@ -47,14 +53,16 @@ async def _user(port: int, cookie: str, conversation_id: str, turns: int,
     try:
         stats["http"].append(await asyncio.to_thread(page, f"/c/{conversation_id}/"))
         async with websockets.connect(
-            f"ws://127.0.0.1:{port}/ws/chat/{conversation_id}/", max_size=None,
+            f"ws://127.0.0.1:{port}/ws/chat/{conversation_id}/",
+            max_size=None,
             additional_headers={"Cookie": cookie, "Origin": f"http://127.0.0.1:{port}"},
             open_timeout=60,
         ) as ws:
             for turn in range(turns):
                 start = time.perf_counter()
-                await ws.send(json.dumps({"type": "message",
-                                          "text": QUESTIONS[turn % len(QUESTIONS)]}))
+                await ws.send(
+                    json.dumps({"type": "message", "text": QUESTIONS[turn % len(QUESTIONS)]})
+                )
                 first = None
                 while True:
                     event = json.loads(await asyncio.wait_for(ws.recv(), timeout=120))
@@ -84,13 +92,32 @@ def run_level(users: int, turns: int) -> None:
         claim_create(user=user, statement="I prefer morning workouts before work")
         sessions.append((_session_cookie(user), str(conversation_create(user=user).id)))
     port = _free_port()
-    env = {**os.environ, "CAIRN_DB_NAME": "cairn_bench", "ALLOWED_HOSTS": "127.0.0.1",
-           "CAIRN_CHAT_RATE_LIMIT": "100000/60", "CAIRN_OFFLINE_WORD_DELAY": "0",
-           "CAIRN_Q_SYNC": "false"}
+    env = {
+        **os.environ,
+        "CAIRN_DB_NAME": "cairn_bench",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "CAIRN_CHAT_RATE_LIMIT": "100000/60",
+        "CAIRN_OFFLINE_WORD_DELAY": "0",
+        "CAIRN_Q_SYNC": "false",
+    }
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port),
-         "--log-level", "warning", "--lifespan", "off", "--ws", "websockets"],
-        cwd=ROOT, env=env)
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--lifespan",
+            "off",
+            "--ws",
+            "websockets",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     try:
         from bench.bench_chat import socket
 
@@ -105,15 +132,18 @@ def run_level(users: int, turns: int) -> None:
         start = time.perf_counter()
 
         async def everyone() -> None:
-            await asyncio.gather(*(_user(port, cookie, cid, turns, stats)
-                                   for cookie, cid in sessions))
+            await asyncio.gather(
+                *(_user(port, cookie, cid, turns, stats) for cookie, cid in sessions)
+            )
 
         asyncio.run(everyone())
         wall = time.perf_counter() - start
         rss = psutil.Process(server.pid).memory_info().rss / 2**20
         done = len(stats["turn"])
-        print(f"N={users:<4} {done} turns in {wall:.1f} s = {done / wall:.1f} turns/s, "
-              f"errors {len(stats['errors'])}, server RSS {rss:.0f} MB")
+        print(
+            f"N={users:<4} {done} turns in {wall:.1f} s = {done / wall:.1f} turns/s, "
+            f"errors {len(stats['errors'])}, server RSS {rss:.0f} MB"
+        )
         print(f"       first delta ms  {summary(stats['first'])}")
         print(f"       whole turn ms   {summary(stats['turn'])}")
         print(f"       HTTP page ms    {summary(stats['http'])}")

@@ -126,10 +126,14 @@ def main() -> None:
     _django.report(f"resolve a message with 5 references {sizes}", samples, 25)
 
     # 2,000 characters of prose with five references, one of them in a code span.
-    prose = ("I have been thinking about how the garden budget and the marathon plan fit "
-             "together this spring, and what the piano lessons cost in time each week. ")
-    text = (f"Compare @prefer_morning_a3f2 with #42 and @ssdva. {prose * 9}"
-            f"Also `@not_this` and @claim_7, then @abc_context.")[:2000]
+    prose = (
+        "I have been thinking about how the garden budget and the marathon plan fit "
+        "together this spring, and what the piano lessons cost in time each week. "
+    )
+    text = (
+        f"Compare @prefer_morning_a3f2 with #42 and @ssdva. {prose * 9}"
+        f"Also `@not_this` and @claim_7, then @abc_context."
+    )[:2000]
     samples = _django.timed(lambda: parse_references(text), repeat=2000, warmup=50)
     _django.report("parse a 2,000-character message", samples, 0.2)
 

@@ -47,8 +47,9 @@ api_v1_urls: list[URLPattern | URLResolver] = [
     path("knowledge/export/", KnowledgeExportApi.as_view(), name="knowledge-export"),
     path("knowledge/import/", KnowledgeImportApi.as_view(), name="knowledge-import"),
     path("references/resolve/", ReferenceResolveApi.as_view(), name="reference-resolve"),
-    path("references/resolve-message/", MessageResolveApi.as_view(),
-         name="reference-resolve-message"),
+    path(
+        "references/resolve-message/", MessageResolveApi.as_view(), name="reference-resolve-message"
+    ),
     re_path(r"^search/?$", SearchApi.as_view(), name="search"),
     path("", include(router.urls)),
 ]

@@ -153,9 +153,7 @@ def _ensure_database(server: EmbeddedServer, database: str) -> None:
         autocommit=True,
         **server.connection_params(),  # type: ignore[arg-type]
     ) as conn:
-        exists = conn.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [database]
-        ).fetchone()
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
         if not exists:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
 

@@ -49,15 +49,26 @@ class ContextOutputSerializer(serializers.ModelSerializer):
     # `parent` leaves the class body (DRF's metaclass collects declared fields), so it does
     # not shadow Field.parent at run time; the stubs cannot know that.
     parent = serializers.PrimaryKeyRelatedField[Context](  # type: ignore[assignment]
-        read_only=True, allow_null=True)
+        read_only=True, allow_null=True
+    )
     children = serializers.PrimaryKeyRelatedField[Context](many=True, read_only=True)
     claim_count = serializers.IntegerField(
-        read_only=True, help_text="Claims linked to this context itself (not sub-contexts).")
+        read_only=True, help_text="Claims linked to this context itself (not sub-contexts)."
+    )
 
     class Meta:
         model = Context
-        fields = ["id", "friendly_id", "name", "description", "parent", "children",
-                  "claim_count", "created_at", "updated_at"]
+        fields = [
+            "id",
+            "friendly_id",
+            "name",
+            "description",
+            "parent",
+            "children",
+            "claim_count",
+            "created_at",
+            "updated_at",
+        ]
         read_only_fields = fields
 
 
@@ -65,7 +76,8 @@ class ContextCreateInputSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True, max_length=10_000)
     parent = serializers.UUIDField(  # type: ignore[assignment]  # see ContextOutputSerializer
-        required=False, allow_null=True, help_text="The parent context's UUID; null for a root.")
+        required=False, allow_null=True, help_text="The parent context's UUID; null for a root."
+    )
     friendly_id = serializers.CharField(required=False, max_length=60)
 
 
@@ -75,12 +87,14 @@ class ContextUpdateInputSerializer(ContextCreateInputSerializer):
 
 class ContextMoveInputSerializer(serializers.Serializer):
     parent = serializers.UUIDField(  # type: ignore[assignment]  # see ContextOutputSerializer
-        allow_null=True, help_text="The new parent's UUID; null makes it a root.")
+        allow_null=True, help_text="The new parent's UUID; null makes it a root."
+    )
 
 
 def _annotated(contexts: QuerySet[Context]) -> QuerySet[Context]:
-    return (contexts.annotate(claim_count=Count("memberships", distinct=True))
-            .prefetch_related(Prefetch("children", Context.objects.only("id", "parent_id"))))
+    return contexts.annotate(claim_count=Count("memberships", distinct=True)).prefetch_related(
+        Prefetch("children", Context.objects.only("id", "parent_id"))
+    )
 
 
 def _parent(user: User, parent_id: uuid.UUID | None) -> Context | None:
@@ -110,8 +124,11 @@ class ContextViewSet(viewsets.GenericViewSet):
         page = self.paginate_queryset(contexts)
         return self.get_paginated_response(ContextOutputSerializer(page, many=True).data)
 
-    @extend_schema(summary="Create a context", request=ContextCreateInputSerializer,
-                   responses={201: ContextOutputSerializer})
+    @extend_schema(
+        summary="Create a context",
+        request=ContextCreateInputSerializer,
+        responses={201: ContextOutputSerializer},
+    )
     def create(self, request: Request) -> Response:
         user = current_user(request)
         data = validated(ContextCreateInputSerializer, request.data)
@@ -120,48 +137,70 @@ class ContextViewSet(viewsets.GenericViewSet):
             context = context_create(user=user, **data)
         return Response(self._output(context), status=status.HTTP_201_CREATED)
 
-    @extend_schema(summary="Read a context", parameters=[CONTEXT_ID],
-                   responses=ContextOutputSerializer)
+    @extend_schema(
+        summary="Read a context", parameters=[CONTEXT_ID], responses=ContextOutputSerializer
+    )
     def retrieve(self, request: Request, pk: str) -> Response:
         return Response(self._output(self.get_object()))
 
-    @extend_schema(summary="Rename, describe or move a context", parameters=[CONTEXT_ID],
-                   description="`parent` moves the context like the move action; leaving it "
-                               "out keeps the context where it is. All or nothing.",
-                   request=ContextUpdateInputSerializer, responses=ContextOutputSerializer)
+    @extend_schema(
+        summary="Rename, describe or move a context",
+        parameters=[CONTEXT_ID],
+        description="`parent` moves the context like the move action; leaving it "
+        "out keeps the context where it is. All or nothing.",
+        request=ContextUpdateInputSerializer,
+        responses=ContextOutputSerializer,
+    )
     def partial_update(self, request: Request, pk: str) -> Response:
         context = self.get_object()
         data = validated(ContextUpdateInputSerializer, request.data)
         with service_errors(), transaction.atomic():
             if "parent" in data:
-                context = context_move(context=context,
-                                       parent=_parent(context.user, data.pop("parent")))
+                context = context_move(
+                    context=context, parent=_parent(context.user, data.pop("parent"))
+                )
             context = context_update(context=context, **data)
         return Response(self._output(context))
 
-    @extend_schema(summary="Delete a context and its sub-contexts (claims stay)",
-                   parameters=[CONTEXT_ID], responses={204: None})
+    @extend_schema(
+        summary="Delete a context and its sub-contexts (claims stay)",
+        parameters=[CONTEXT_ID],
+        responses={204: None},
+    )
     def destroy(self, request: Request, pk: str) -> Response:
         context_delete(context=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    @extend_schema(summary="Move a context under another one, or to the root",
-                   parameters=[CONTEXT_ID], request=ContextMoveInputSerializer,
-                   responses=ContextOutputSerializer)
+    @extend_schema(
+        summary="Move a context under another one, or to the root",
+        parameters=[CONTEXT_ID],
+        request=ContextMoveInputSerializer,
+        responses=ContextOutputSerializer,
+    )
     @action(detail=True, methods=["post"])
     def move(self, request: Request, pk: str) -> Response:
         context = self.get_object()
-        parent = _parent(context.user, validated(ContextMoveInputSerializer,
-                                                 request.data)["parent"])
+        parent = _parent(
+            context.user, validated(ContextMoveInputSerializer, request.data)["parent"]
+        )
         with service_errors():
             context = context_move(context=context, parent=parent)
         return Response(self._output(context))
 
-    @extend_schema(methods=["POST"], summary="Add claims to a context", parameters=[CONTEXT_ID],
-                   request=ClaimKeysSerializer, responses=ContextOutputSerializer)
-    @extend_schema(methods=["DELETE"], summary="Remove claims from a context",
-                   parameters=[CONTEXT_ID, CLAIM_KEYS_QUERY], request=ClaimKeysSerializer,
-                   responses={200: ContextOutputSerializer})
+    @extend_schema(
+        methods=["POST"],
+        summary="Add claims to a context",
+        parameters=[CONTEXT_ID],
+        request=ClaimKeysSerializer,
+        responses=ContextOutputSerializer,
+    )
+    @extend_schema(
+        methods=["DELETE"],
+        summary="Remove claims from a context",
+        parameters=[CONTEXT_ID, CLAIM_KEYS_QUERY],
+        request=ClaimKeysSerializer,
+        responses={200: ContextOutputSerializer},
+    )
     @action(detail=True, methods=["post", "delete"])
     def claims(self, request: Request, pk: str) -> Response:
         context = self.get_object()
@@ -173,10 +212,13 @@ class ContextViewSet(viewsets.GenericViewSet):
                 context_remove_claims(context=context, claims=claims)
         return Response(self._output(context))
 
-    @extend_schema(summary="The claims a reference to this context brings in",
-                   description="Active and contested claims of the context and all its "
-                               "sub-contexts, de-duplicated, newest first.",
-                   parameters=[CONTEXT_ID], responses=ClaimOutputSerializer(many=True))
+    @extend_schema(
+        summary="The claims a reference to this context brings in",
+        description="Active and contested claims of the context and all its "
+        "sub-contexts, de-duplicated, newest first.",
+        parameters=[CONTEXT_ID],
+        responses=ClaimOutputSerializer(many=True),
+    )
     @action(detail=True, methods=["get"])
     def resolve(self, request: Request, pk: str) -> Response:
         context = self.get_object()

@@ -28,11 +28,16 @@ def start_conversation(page: Page) -> None:
     expect(page.locator("#conn-state")).to_have_text(re.compile("connected"))
 
 
-def test_chat_with_autocomplete_citations_sources_and_memory(page: Page, server: str,
-                                                             shot: Any) -> None:
+def test_chat_with_autocomplete_citations_sources_and_memory(
+    page: Page, server: str, shot: Any
+) -> None:
     user = log_in(page, server)
-    claim_create(user=user, statement="I prefer morning workouts", friendly_id="prefer_morning",
-                 claim_types=["preference"])
+    claim_create(
+        user=user,
+        statement="I prefer morning workouts",
+        friendly_id="prefer_morning",
+        claim_types=["preference"],
+    )
     start_conversation(page)
     composer = page.locator("#composer-input")
 
@@ -67,14 +72,14 @@ def test_a_ranked_list_shows_in_the_facts_badge(page: Page, server: str, shot: A
     shot("facts-badge")
 
 
-def test_a_suggested_memory_is_approved_from_the_knowledge_page(page: Page, server: str,
-                                                                shot: Any) -> None:
+def test_a_suggested_memory_is_approved_from_the_knowledge_page(
+    page: Page, server: str, shot: Any
+) -> None:
     user = log_in(page, server)
     start_conversation(page)
     page.locator("#composer-input").fill("I prefer green tea. What should I cook tonight?")
     page.locator("#composer-input").press("Enter")
-    expect(page.locator("article.msg-assistant.status-complete")).to_have_count(1,
-                                                                               timeout=20_000)
+    expect(page.locator("article.msg-assistant.status-complete")).to_have_count(1, timeout=20_000)
 
     page.goto(f"{server}/knowledge/pending/")
     expect(page.get_by_text("I prefer green tea")).to_be_visible()

@@ -17,10 +17,29 @@ pytestmark = pytest.mark.django_db
 
 URL = "/api/v1/claims/"
 OUTPUT_FIELDS = {
-    "id", "number", "friendly_id", "statement", "claim_types", "domains", "status",
-    "possible_questions", "pinned", "confidence", "valid_from", "valid_until", "supersedes",
-    "superseded_by", "origin", "source_message", "metadata", "reinforced_count", "contexts",
-    "tags", "entities", "created_at", "updated_at",
+    "id",
+    "number",
+    "friendly_id",
+    "statement",
+    "claim_types",
+    "domains",
+    "status",
+    "possible_questions",
+    "pinned",
+    "confidence",
+    "valid_from",
+    "valid_until",
+    "supersedes",
+    "superseded_by",
+    "origin",
+    "source_message",
+    "metadata",
+    "reinforced_count",
+    "contexts",
+    "tags",
+    "entities",
+    "created_at",
+    "updated_at",
 }
 
 
@@ -29,12 +48,20 @@ def post(client: APIClient, url: str, data: dict[str, Any] | None = None) -> Any
 
 
 def test_create_records_an_api_claim_with_every_field(token_client: APIClient, user: User) -> None:
-    response = post(token_client, URL, {
-        "statement": "I prefer morning workouts", "claim_types": ["preference", "fact"],
-        "domains": ["health"], "possible_questions": ["When do I exercise?"],
-        "confidence": 0.8, "metadata": {"strength": "strong"}, "friendly_id": "morning_gym",
-        "valid_from": "2025-01-01T00:00:00Z",
-    })
+    response = post(
+        token_client,
+        URL,
+        {
+            "statement": "I prefer morning workouts",
+            "claim_types": ["preference", "fact"],
+            "domains": ["health"],
+            "possible_questions": ["When do I exercise?"],
+            "confidence": 0.8,
+            "metadata": {"strength": "strong"},
+            "friendly_id": "morning_gym",
+            "valid_from": "2025-01-01T00:00:00Z",
+        },
+    )
 
     assert response.status_code == 201
     body = response.json()
@@ -64,8 +91,14 @@ def test_create_records_an_api_claim_with_every_field(token_client: APIClient, u
         ({"statement": "ok", "friendly_id": "Not Valid!"}, "friendly_id"),
         ({"statement": "ok", "friendly_id": "claim_7"}, "friendly_id"),
         ({"statement": "ok", "friendly_id": "taken_one"}, "friendly_id"),
-        ({"statement": "ok", "valid_from": "2025-02-01T00:00:00Z",
-          "valid_until": "2025-01-01T00:00:00Z"}, "valid_until"),
+        (
+            {
+                "statement": "ok",
+                "valid_from": "2025-02-01T00:00:00Z",
+                "valid_until": "2025-01-01T00:00:00Z",
+            },
+            "valid_until",
+        ),
     ],
 )
 def test_bad_input_is_a_field_error_and_writes_nothing(
@@ -77,8 +110,7 @@ def test_bad_input_is_a_field_error_and_writes_nothing(
 
     assert response.status_code == 400
     assert field in response.json()
-    assert list(Claim.objects.filter(user=user).values_list("statement", flat=True)) == [
-        "Existing"]
+    assert list(Claim.objects.filter(user=user).values_list("statement", flat=True)) == ["Existing"]
 
 
 def test_unknown_type_message_names_the_choices(token_client: APIClient) -> None:
@@ -87,8 +119,9 @@ def test_unknown_type_message_names_the_choices(token_client: APIClient) -> None
     assert "Unknown claim type 'opinion'" in response.json()["claim_types"][0]
 
 
-def test_a_claim_is_found_by_uuid_number_or_friendly_id(token_client: APIClient,
-                                                         user: User) -> None:
+def test_a_claim_is_found_by_uuid_number_or_friendly_id(
+    token_client: APIClient, user: User
+) -> None:
     ClaimFactory(user=user)
     claim = ClaimFactory(user=user, statement="I prefer tea", friendly_id="prefer_tea_a3f2")
 
@@ -104,8 +137,16 @@ def test_another_users_claim_is_404_on_every_route_and_unchanged(
     token_client: APIClient, user: User, other_user: User
 ) -> None:
     theirs = ClaimFactory(user=other_user, statement="Their secret", status="pending")
-    routes = [("get", ""), ("patch", ""), ("delete", ""), ("post", "supersede/"),
-              ("post", "retract/"), ("post", "pin/"), ("post", "unpin/"), ("post", "review/")]
+    routes = [
+        ("get", ""),
+        ("patch", ""),
+        ("delete", ""),
+        ("post", "supersede/"),
+        ("post", "retract/"),
+        ("post", "pin/"),
+        ("post", "unpin/"),
+        ("post", "review/"),
+    ]
     body = {"statement": "Mine now", "approve": True}
 
     for key in [str(theirs.id), theirs.friendly_id, "1"]:
@@ -137,8 +178,9 @@ def test_no_credentials_is_401(api_client: APIClient, user: User) -> None:
     assert not Claim.objects.get().pinned
 
 
-def test_list_is_mine_paginated_newest_first(token_client: APIClient, user: User,
-                                             other_user: User) -> None:
+def test_list_is_mine_paginated_newest_first(
+    token_client: APIClient, user: User, other_user: User
+) -> None:
     for n in range(5):
         ClaimFactory(user=user, statement=f"Mine {n}")
     ClaimFactory(user=other_user, statement="Theirs")
@@ -148,7 +190,11 @@ def test_list_is_mine_paginated_newest_first(token_client: APIClient, user: User
 
     assert first["count"] == 5
     assert [c["statement"] for c in first["results"] + second["results"]] == [
-        "Mine 4", "Mine 3", "Mine 2", "Mine 1"]
+        "Mine 4",
+        "Mine 3",
+        "Mine 2",
+        "Mine 1",
+    ]
 
 
 def statements(client: APIClient, **params: Any) -> list[str]:
@@ -158,23 +204,42 @@ def statements(client: APIClient, **params: Any) -> list[str]:
 
 
 def test_filters(token_client: APIClient, user: User, other_user: User) -> None:
-    tea = ClaimFactory(user=user, statement="I drink green tea", claim_types=["preference"],
-                       domains=["health"], pinned=True)
-    run = ClaimFactory(user=user, statement="I run on Mondays", claim_types=["fact"],
-                       domains=["health", "personal"])
-    job = ClaimFactory(user=user, statement="I work at Acme", claim_types=["fact", "decision"],
-                       domains=["work"], status="pending")
+    tea = ClaimFactory(
+        user=user,
+        statement="I drink green tea",
+        claim_types=["preference"],
+        domains=["health"],
+        pinned=True,
+    )
+    run = ClaimFactory(
+        user=user,
+        statement="I run on Mondays",
+        claim_types=["fact"],
+        domains=["health", "personal"],
+    )
+    job = ClaimFactory(
+        user=user,
+        statement="I work at Acme",
+        claim_types=["fact", "decision"],
+        domains=["work"],
+        status="pending",
+    )
     drinks = TagFactory(user=user, name="Drinks")
     TagFactory(user=user, name="Green", parent=drinks, claims=[tea])
     acme = EntityFactory(user=user, name="Acme", entity_type="organisation", claims=[job])
     life = ContextFactory(user=user, name="Life")
-    ContextFactory(user=user, name="Sport", parent=ContextFactory(user=user, name="Health",
-                                                                  parent=life), claims=[run])
+    ContextFactory(
+        user=user,
+        name="Sport",
+        parent=ContextFactory(user=user, name="Health", parent=life),
+        claims=[run],
+    )
     their_tag = TagFactory(user=other_user, name="Theirs")
 
     assert statements(token_client, status="pending") == ["I work at Acme"]
     assert statements(token_client, status="active,pending") == sorted(
-        [tea.statement, run.statement, job.statement])
+        [tea.statement, run.statement, job.statement]
+    )
     assert statements(token_client, claim_type="decision") == ["I work at Acme"]
     assert statements(token_client, domain="health") == ["I drink green tea", "I run on Mondays"]
     assert statements(token_client, pinned="true") == ["I drink green tea"]
@@ -210,11 +275,16 @@ def test_list_query_count_does_not_grow_with_claims(
 def test_patch_changes_given_fields_all_or_nothing(token_client: APIClient, user: User) -> None:
     claim = ClaimFactory(user=user, statement="I like tea", domains=["personal"])
 
-    bad = token_client.patch(f"{URL}{claim.number}/",
-                             {"statement": "I like coffee", "domains": ["nowhere"]}, format="json")
-    good = token_client.patch(f"{URL}{claim.friendly_id}/",
-                              {"statement": "I like coffee", "status": "contested"},
-                              format="json")
+    bad = token_client.patch(
+        f"{URL}{claim.number}/",
+        {"statement": "I like coffee", "domains": ["nowhere"]},
+        format="json",
+    )
+    good = token_client.patch(
+        f"{URL}{claim.friendly_id}/",
+        {"statement": "I like coffee", "status": "contested"},
+        format="json",
+    )
 
     assert bad.status_code == 400
     assert good.status_code == 200
@@ -224,15 +294,24 @@ def test_patch_changes_given_fields_all_or_nothing(token_client: APIClient, user
 
 @pytest.mark.parametrize(
     ("data", "field"),
-    [({"statement": ""}, "statement"), ({"friendly_id": "taken_one"}, "friendly_id"),
-     ({"friendly_id": "ends_in_tag"}, "friendly_id"), ({"claim_types": ["nope"]}, "claim_types"),
-     ({"valid_until": "1999-01-01T00:00:00Z"}, "valid_until")],
+    [
+        ({"statement": ""}, "statement"),
+        ({"friendly_id": "taken_one"}, "friendly_id"),
+        ({"friendly_id": "ends_in_tag"}, "friendly_id"),
+        ({"claim_types": ["nope"]}, "claim_types"),
+        ({"valid_until": "1999-01-01T00:00:00Z"}, "valid_until"),
+    ],
 )
-def test_bad_patch_changes_nothing(token_client: APIClient, user: User, data: dict[str, Any],
-                                   field: str) -> None:
+def test_bad_patch_changes_nothing(
+    token_client: APIClient, user: User, data: dict[str, Any], field: str
+) -> None:
     ClaimFactory(user=user, friendly_id="taken_one")
-    claim = ClaimFactory(user=user, statement="Keep me", friendly_id="keep_me",
-                         valid_from=datetime(2020, 1, 1, tzinfo=UTC))
+    claim = ClaimFactory(
+        user=user,
+        statement="Keep me",
+        friendly_id="keep_me",
+        valid_from=datetime(2020, 1, 1, tzinfo=UTC),
+    )
 
     response = token_client.patch(f"{URL}keep_me/", data, format="json")
 
@@ -240,18 +319,25 @@ def test_bad_patch_changes_nothing(token_client: APIClient, user: User, data: di
     assert field in response.json()
     claim.refresh_from_db()
     assert (claim.statement, claim.friendly_id, claim.claim_types, claim.valid_until) == (
-        "Keep me", "keep_me", ["fact"], None)
+        "Keep me",
+        "keep_me",
+        ["fact"],
+        None,
+    )
 
 
 def test_put_is_not_offered(token_client: APIClient, user: User) -> None:
     claim = ClaimFactory(user=user)
 
-    assert token_client.put(f"{URL}{claim.number}/", {"statement": "x"},
-                            format="json").status_code == 405
+    assert (
+        token_client.put(f"{URL}{claim.number}/", {"statement": "x"}, format="json").status_code
+        == 405
+    )
 
 
-def test_claim_created_by_service_elsewhere_keeps_its_origin(token_client: APIClient,
-                                                             user: User) -> None:
+def test_claim_created_by_service_elsewhere_keeps_its_origin(
+    token_client: APIClient, user: User
+) -> None:
     claim = claim_create(user=user, statement="From chat", origin="chat")
 
     assert token_client.get(f"{URL}{claim.number}/").json()["origin"] == "chat"

@@ -21,14 +21,18 @@ def post(client: APIClient, url: str, data: dict[str, Any] | None = None) -> Any
     return client.post(url, data or {}, format="json")
 
 
-def test_supersede_creates_the_new_claim_and_links_both(token_client: APIClient,
-                                                        user: User) -> None:
+def test_supersede_creates_the_new_claim_and_links_both(
+    token_client: APIClient, user: User
+) -> None:
     old = ClaimFactory(user=user, statement="I work at Acme", domains=["work"])
     context = ContextFactory(user=user, claims=[old])
     tag = TagFactory(user=user, claims=[old])
 
-    response = post(token_client, f"{URL}{old.number}/supersede/",
-                    {"statement": "I work at Globex", "confidence": 0.9})
+    response = post(
+        token_client,
+        f"{URL}{old.number}/supersede/",
+        {"statement": "I work at Globex", "confidence": 0.9},
+    )
 
     assert response.status_code == 201
     new = response.json()
@@ -44,8 +48,9 @@ def test_supersede_creates_the_new_claim_and_links_both(token_client: APIClient,
 
 
 @pytest.mark.parametrize("data", [{"statement": ""}, {"statement": "ok", "domains": ["x"]}])
-def test_bad_supersede_writes_nothing(token_client: APIClient, user: User,
-                                      data: dict[str, Any]) -> None:
+def test_bad_supersede_writes_nothing(
+    token_client: APIClient, user: User, data: dict[str, Any]
+) -> None:
     old = ClaimFactory(user=user, statement="I work at Acme")
     ContextFactory(user=user, claims=[old])
 

@@ -33,8 +33,9 @@ def client_for(user: User) -> APIClient:
     return client
 
 
-def test_export_then_import_into_another_account(token_client: APIClient, user: User,
-                                                 other_user: User) -> None:
+def test_export_then_import_into_another_account(
+    token_client: APIClient, user: User, other_user: User
+) -> None:
     build_rich_account(user)
 
     exported = token_client.get(EXPORT)
@@ -48,8 +49,9 @@ def test_export_then_import_into_another_account(token_client: APIClient, user: 
     assert snapshot(other_user) == snapshot(user)
 
 
-def test_export_holds_only_my_knowledge(token_client: APIClient, user: User,
-                                        other_user: User) -> None:
+def test_export_holds_only_my_knowledge(
+    token_client: APIClient, user: User, other_user: User
+) -> None:
     ClaimFactory(user=user, statement="Mine")
     ClaimFactory(user=other_user, statement="Theirs")
 
@@ -58,8 +60,9 @@ def test_export_holds_only_my_knowledge(token_client: APIClient, user: User,
     assert [claim["statement"] for claim in document["claims"]] == ["Mine"]
 
 
-def test_import_into_a_non_empty_account_is_a_conflict(token_client: APIClient, user: User,
-                                                       other_user: User) -> None:
+def test_import_into_a_non_empty_account_is_a_conflict(
+    token_client: APIClient, user: User, other_user: User
+) -> None:
     build_rich_account(other_user)
     document = client_for(other_user).get(EXPORT).json()
     ClaimFactory(user=user, statement="Already mine")
@@ -69,17 +72,22 @@ def test_import_into_a_non_empty_account_is_a_conflict(token_client: APIClient, 
     assert response.status_code == 409
     assert "already holds knowledge" in response.json()["detail"]
     assert list(Claim.objects.filter(user=user).values_list("statement", flat=True)) == [
-        "Already mine"]
+        "Already mine"
+    ]
 
 
-def test_a_bad_document_is_400_with_paths_and_writes_nothing(token_client: APIClient,
-                                                              user: User) -> None:
-    document = {"format": "cairn-knowledge", "version": 1,
-                "claims": [{"id": "a", "number": 1, "friendly_id": "good_one", "statement": "Ok"},
-                           {"id": "b", "number": 2, "friendly_id": "bad", "statement": "",
-                            "domains": ["nowhere"]}],
-                "contexts": [{"id": "x", "name": "X", "friendly_id": "x_context",
-                              "claims": ["a"]}]}
+def test_a_bad_document_is_400_with_paths_and_writes_nothing(
+    token_client: APIClient, user: User
+) -> None:
+    document = {
+        "format": "cairn-knowledge",
+        "version": 1,
+        "claims": [
+            {"id": "a", "number": 1, "friendly_id": "good_one", "statement": "Ok"},
+            {"id": "b", "number": 2, "friendly_id": "bad", "statement": "", "domains": ["nowhere"]},
+        ],
+        "contexts": [{"id": "x", "name": "X", "friendly_id": "x_context", "claims": ["a"]}],
+    }
 
     response = token_client.post(IMPORT, document, format="json")
 

@@ -13,9 +13,11 @@ pytestmark = pytest.mark.django_db
 
 
 def test_entity_crud(token_client: APIClient, user: User) -> None:
-    created = token_client.post("/api/v1/entities/", {
-        "name": "John Smith", "entity_type": "person", "description": "My dentist"},
-        format="json")
+    created = token_client.post(
+        "/api/v1/entities/",
+        {"name": "John Smith", "entity_type": "person", "description": "My dentist"},
+        format="json",
+    )
     assert created.status_code == 201
     body = created.json()
     assert body["friendly_id"].startswith("john_smith_person_")
@@ -33,12 +35,16 @@ def test_entity_crud(token_client: APIClient, user: User) -> None:
 
 @pytest.mark.parametrize(
     ("data", "field"),
-    [({"name": ""}, "name"), ({"name": "Bob", "entity_type": "robot"}, "entity_type"),
-     ({"name": "Bob", "friendly_id": "Bob Smith"}, "friendly_id"),
-     ({"name": "Bob", "friendly_id": "taken_entity"}, "friendly_id")],
+    [
+        ({"name": ""}, "name"),
+        ({"name": "Bob", "entity_type": "robot"}, "entity_type"),
+        ({"name": "Bob", "friendly_id": "Bob Smith"}, "friendly_id"),
+        ({"name": "Bob", "friendly_id": "taken_entity"}, "friendly_id"),
+    ],
 )
-def test_bad_entity_input(token_client: APIClient, user: User, data: dict[str, str],
-                          field: str) -> None:
+def test_bad_entity_input(
+    token_client: APIClient, user: User, data: dict[str, str], field: str
+) -> None:
     EntityFactory(user=user, name="Taken", friendly_id="taken_entity")
 
     response = token_client.post("/api/v1/entities/", data, format="json")
@@ -48,8 +54,7 @@ def test_bad_entity_input(token_client: APIClient, user: User, data: dict[str, s
     assert Entity.objects.count() == 1
 
 
-def test_linking_claims_to_an_entity(token_client: APIClient, user: User,
-                                     other_user: User) -> None:
+def test_linking_claims_to_an_entity(token_client: APIClient, user: User, other_user: User) -> None:
     entity = EntityFactory(user=user, name="Acme")
     first, second = ClaimFactory(user=user), ClaimFactory(user=user, friendly_id="second_one")
     theirs = ClaimFactory(user=other_user)
@@ -71,17 +76,20 @@ def test_linking_claims_to_an_entity(token_client: APIClient, user: User,
 
 def test_tag_tree_and_links(token_client: APIClient, user: User, other_user: User) -> None:
     food = token_client.post("/api/v1/tags/", {"name": "Food"}, format="json").json()
-    fruit = token_client.post("/api/v1/tags/", {"name": "Fruit", "parent": food["id"]},
-                              format="json")
+    fruit = token_client.post(
+        "/api/v1/tags/", {"name": "Fruit", "parent": food["id"]}, format="json"
+    )
     their_tag = TagFactory(user=other_user, name="Theirs")
-    refused = token_client.post("/api/v1/tags/", {"name": "X", "parent": str(their_tag.id)},
-                                format="json")
+    refused = token_client.post(
+        "/api/v1/tags/", {"name": "X", "parent": str(their_tag.id)}, format="json"
+    )
     claim = ClaimFactory(user=user, statement="I like apples")
     url = f"/api/v1/tags/{fruit.json()['id']}/"
 
     tagged = token_client.post(f"{url}claims/", {"claims": ["1"]}, format="json")
-    cycle = token_client.patch(f"/api/v1/tags/{food['id']}/", {"parent": fruit.json()["id"]},
-                               format="json")
+    cycle = token_client.patch(
+        f"/api/v1/tags/{food['id']}/", {"parent": fruit.json()["id"]}, format="json"
+    )
     to_root = token_client.patch(url, {"parent": None}, format="json")
 
     assert fruit.status_code == 201
@@ -98,8 +106,9 @@ def test_tag_tree_and_links(token_client: APIClient, user: User, other_user: Use
     assert Claim.objects.filter(id=claim.id).exists()
 
 
-def test_another_users_labels_are_404_everywhere(token_client: APIClient, user: User,
-                                                 other_user: User) -> None:
+def test_another_users_labels_are_404_everywhere(
+    token_client: APIClient, user: User, other_user: User
+) -> None:
     entity = EntityFactory(user=other_user, name="Theirs")
     tag = TagFactory(user=other_user, name="Theirs")
     ClaimFactory(user=user)
@@ -108,10 +117,10 @@ def test_another_users_labels_are_404_everywhere(token_client: APIClient, user: 
         assert token_client.get(url).status_code == 404
         assert token_client.patch(url, {"name": "Mine"}, format="json").status_code == 404
         assert token_client.delete(url).status_code == 404
-        assert token_client.post(f"{url}claims/", {"claims": [1]},
-                                 format="json").status_code == 404
-        assert token_client.delete(f"{url}claims/", {"claims": [1]},
-                                   format="json").status_code == 404
+        assert token_client.post(f"{url}claims/", {"claims": [1]}, format="json").status_code == 404
+        assert (
+            token_client.delete(f"{url}claims/", {"claims": [1]}, format="json").status_code == 404
+        )
     assert token_client.get("/api/v1/tags/").json()["count"] == 0
     assert token_client.get("/api/v1/entities/").json()["count"] == 0
     assert (Entity.objects.get().name, Tag.objects.get().name) == ("Theirs", "Theirs")

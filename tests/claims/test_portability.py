@@ -31,8 +31,9 @@ def rich_user(user: User) -> User:
     return user
 
 
-def test_round_trip_keeps_every_field_and_link(rich_user: User, other_user: User,
-                                               django_capture_on_commit_callbacks: Any) -> None:
+def test_round_trip_keeps_every_field_and_link(
+    rich_user: User, other_user: User, django_capture_on_commit_callbacks: Any
+) -> None:
     document = json.loads(json.dumps(knowledge_export(user=rich_user)))  # through JSON text
     sent: list[list[Any]] = []
 
@@ -75,7 +76,11 @@ def test_the_document_lists_every_claim_field(rich_user: User) -> None:
     assert (document["format"], document["version"]) == ("cairn-knowledge", 1)
     exported = set(document["claims"][0])
     assert {f.name for f in Claim._meta.concrete_fields} - exported == {
-        "user", "embedding", "embedding_model", "search_vector"}
+        "user",
+        "embedding",
+        "embedding_model",
+        "search_vector",
+    }
     assert [c["name"] for c in document["contexts"][:3]] == ["Life", "Health", "Sleep"]
 
 
@@ -91,8 +96,7 @@ def test_a_non_empty_account_is_refused(rich_user: User, other_user: User) -> No
 
 
 def claim_doc(**fields: Any) -> dict[str, Any]:
-    return {"id": "c1", "number": 1, "friendly_id": "first_claim", "statement": "First",
-            **fields}
+    return {"id": "c1", "number": 1, "friendly_id": "first_claim", "statement": "First", **fields}
 
 
 def doc(**parts: Any) -> dict[str, Any]:
@@ -118,14 +122,28 @@ def doc(**parts: Any) -> dict[str, Any]:
         (doc(claims=[claim_doc(supersedes="c1")]), "claims[0].supersedes"),
         (doc(claims=[claim_doc(), claim_doc(id="c2", friendly_id="second")]), "claims[1].number"),
         (doc(claims=[claim_doc(), claim_doc(id="c2", number=2)]), "claims[1].friendly_id"),
-        (doc(contexts=[{"id": "x", "name": "A", "friendly_id": "a_context", "parent": "y"},
-                       {"id": "y", "name": "B", "friendly_id": "b_context", "parent": "x"}]),
-         "contexts[0].parent"),
-        (doc(contexts=[{"id": "x", "name": "A", "friendly_id": "a_ctx", "claims": ["c7"]}]),
-         "contexts[0].claims"),
+        (
+            doc(
+                contexts=[
+                    {"id": "x", "name": "A", "friendly_id": "a_context", "parent": "y"},
+                    {"id": "y", "name": "B", "friendly_id": "b_context", "parent": "x"},
+                ]
+            ),
+            "contexts[0].parent",
+        ),
+        (
+            doc(contexts=[{"id": "x", "name": "A", "friendly_id": "a_ctx", "claims": ["c7"]}]),
+            "contexts[0].claims",
+        ),
         (doc(tags=[{"id": "t", "name": "", "friendly_id": "t_tag"}]), "tags[0].name"),
-        (doc(entities=[{"id": "e", "name": "E", "friendly_id": "e_entity",
-                        "entity_type": "robot"}]), "entities[0].entity_type"),
+        (
+            doc(
+                entities=[
+                    {"id": "e", "name": "E", "friendly_id": "e_entity", "entity_type": "robot"}
+                ]
+            ),
+            "entities[0].entity_type",
+        ),
         (doc(last_claim_number=0.5), "last_claim_number"),
     ],
 )
@@ -142,8 +160,15 @@ def test_a_bad_document_is_refused_with_its_path_and_writes_nothing(
 
 
 def test_contexts_deeper_than_ten_levels_are_refused(user: User) -> None:
-    contexts = [{"id": f"x{n}", "name": f"L{n}", "friendly_id": f"level_{n}_context",
-                 "parent": f"x{n - 1}" if n else None} for n in range(11)]
+    contexts = [
+        {
+            "id": f"x{n}",
+            "name": f"L{n}",
+            "friendly_id": f"level_{n}_context",
+            "parent": f"x{n - 1}" if n else None,
+        }
+        for n in range(11)
+    ]
 
     with pytest.raises(ValidationError) as raised:
         knowledge_import(user=user, document=doc(contexts=contexts))
@@ -152,12 +177,20 @@ def test_contexts_deeper_than_ten_levels_are_refused(user: User) -> None:
 
 
 def test_a_minimal_hand_written_document_is_accepted(user: User) -> None:
-    report = knowledge_import(user=user, document=doc(
-        contexts=[{"id": "home", "name": "Home", "friendly_id": "home", "claims": ["c1"]}]))
+    report = knowledge_import(
+        user=user,
+        document=doc(
+            contexts=[{"id": "home", "name": "Home", "friendly_id": "home", "claims": ["c1"]}]
+        ),
+    )
 
     claim = Claim.objects.get(user=user)
     assert (claim.number, claim.origin, claim.claim_types, claim.status) == (
-        1, "imported", ["fact"], "active")
+        1,
+        "imported",
+        ["fact"],
+        "active",
+    )
     assert report.memberships == 1
 
 
@@ -165,8 +198,9 @@ def test_round_trip_through_the_management_commands(rich_user: User, tmp_path: P
     target = UserFactory(email="carol@example.com")
     path = tmp_path / "knowledge.json"
 
-    call_command("export_knowledge", "--user", "ALICE@example.com", "--output", str(path),
-                 stderr=StringIO())
+    call_command(
+        "export_knowledge", "--user", "ALICE@example.com", "--output", str(path), stderr=StringIO()
+    )
     out = StringIO()
     call_command("import_knowledge", str(path), "--user", target.email, stdout=out)
 
@@ -184,8 +218,9 @@ def test_export_command_writes_to_stdout(rich_user: User) -> None:
 
 def test_command_errors_are_clear(rich_user: User, tmp_path: Path) -> None:
     path = tmp_path / "knowledge.json"
-    call_command("export_knowledge", "--user", rich_user.email, "--output", str(path),
-                 stderr=StringIO())
+    call_command(
+        "export_knowledge", "--user", rich_user.email, "--output", str(path), stderr=StringIO()
+    )
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
 

@@ -37,14 +37,27 @@ def test_production_starts_with_a_secret_key() -> None:
 
 
 def test_the_deployment_checklist_is_clean_with_production_settings() -> None:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE")}
-    env.update({"DJANGO_SETTINGS_MODULE": "config.settings.production",
-                "SECRET_KEY": "a-real-secret-" + "k3y" * 20})
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    }
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "SECRET_KEY": "a-real-secret-" + "k3y" * 20,
+        }
+    )
 
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout

@@ -27,15 +27,19 @@ def post(client: APIClient, url: str, data: dict[str, Any]) -> Any:
 def chain(user: User, levels: int) -> list[Context]:
     contexts: list[Context] = []
     for level in range(levels):
-        contexts.append(ContextFactory(user=user, name=f"Level {level + 1}",
-                                       parent=contexts[-1] if contexts else None))
+        contexts.append(
+            ContextFactory(
+                user=user, name=f"Level {level + 1}", parent=contexts[-1] if contexts else None
+            )
+        )
     return contexts
 
 
 def test_create_read_update_list(token_client: APIClient, user: User, other_user: User) -> None:
     root = post(token_client, URL, {"name": "Project Alpha", "friendly_id": "ssdva"}).json()
-    child = post(token_client, URL, {"name": "Design", "parent": root["id"],
-                                     "description": "UI work"})
+    child = post(
+        token_client, URL, {"name": "Design", "parent": root["id"], "description": "UI work"}
+    )
     ContextFactory(user=other_user, name="Theirs")
 
     assert child.status_code == 201
@@ -43,7 +47,10 @@ def test_create_read_update_list(token_client: APIClient, user: User, other_user
     assert child.json()["parent"] == root["id"]
     detail = token_client.get(f"{URL}{root['id']}/").json()
     assert (detail["friendly_id"], detail["children"], detail["claim_count"]) == (
-        "ssdva", [child.json()["id"]], 0)
+        "ssdva",
+        [child.json()["id"]],
+        0,
+    )
     renamed = token_client.patch(f"{URL}{root['id']}/", {"name": "Alpha"}, format="json")
     assert renamed.json()["name"] == "Alpha"
     assert [c["name"] for c in token_client.get(URL).json()["results"]] == ["Alpha", "Design"]
@@ -51,14 +58,18 @@ def test_create_read_update_list(token_client: APIClient, user: User, other_user
 
 @pytest.mark.parametrize(
     ("data", "field"),
-    [({"name": ""}, "name"), ({"name": "x" * 201}, "name"),
-     ({"name": "Ok", "friendly_id": "No Good"}, "friendly_id"),
-     ({"name": "Ok", "friendly_id": "taken_context"}, "friendly_id"),
-     ({"name": "Ok", "parent": "not-a-uuid"}, "parent"),
-     ({"name": "Ok", "parent": "00000000-0000-0000-0000-000000000000"}, "parent")],
+    [
+        ({"name": ""}, "name"),
+        ({"name": "x" * 201}, "name"),
+        ({"name": "Ok", "friendly_id": "No Good"}, "friendly_id"),
+        ({"name": "Ok", "friendly_id": "taken_context"}, "friendly_id"),
+        ({"name": "Ok", "parent": "not-a-uuid"}, "parent"),
+        ({"name": "Ok", "parent": "00000000-0000-0000-0000-000000000000"}, "parent"),
+    ],
 )
-def test_bad_input_is_a_field_error(token_client: APIClient, user: User, data: dict[str, Any],
-                                    field: str) -> None:
+def test_bad_input_is_a_field_error(
+    token_client: APIClient, user: User, data: dict[str, Any], field: str
+) -> None:
     ContextFactory(user=user, name="Taken", friendly_id="taken_context")
 
     response = post(token_client, URL, data)
@@ -68,8 +79,9 @@ def test_bad_input_is_a_field_error(token_client: APIClient, user: User, data: d
     assert Context.objects.count() == 1
 
 
-def test_another_users_parent_is_no_such_context(token_client: APIClient, user: User,
-                                                 other_user: User) -> None:
+def test_another_users_parent_is_no_such_context(
+    token_client: APIClient, user: User, other_user: User
+) -> None:
     theirs = ContextFactory(user=other_user, name="Theirs")
     mine = ContextFactory(user=user, name="Mine")
 
@@ -85,8 +97,9 @@ def test_another_users_parent_is_no_such_context(token_client: APIClient, user: 
     assert not theirs.children.exists()
 
 
-def test_move_refuses_cycles_and_depth_and_keeps_the_tree(token_client: APIClient,
-                                                          user: User) -> None:
+def test_move_refuses_cycles_and_depth_and_keeps_the_tree(
+    token_client: APIClient, user: User
+) -> None:
     levels = chain(user, 10)
     other_root = ContextFactory(user=user, name="Other")
     sub = ContextFactory(user=user, name="Sub", parent=other_root)
@@ -109,8 +122,9 @@ def test_move_refuses_cycles_and_depth_and_keeps_the_tree(token_client: APIClien
 def test_patch_with_a_bad_move_changes_nothing(token_client: APIClient, user: User) -> None:
     root, child = chain(user, 2)
 
-    response = token_client.patch(f"{URL}{root.id}/", {"name": "Renamed",
-                                                       "parent": str(child.id)}, format="json")
+    response = token_client.patch(
+        f"{URL}{root.id}/", {"name": "Renamed", "parent": str(child.id)}, format="json"
+    )
 
     assert response.status_code == 400
     root.refresh_from_db()
@@ -124,8 +138,11 @@ def test_add_and_remove_claims_by_any_key(token_client: APIClient, user: User) -
     claims = [ClaimFactory(user=user, statement=f"Errand number {n}") for n in range(4)]
     url = f"{URL}{context.id}/claims/"
 
-    added = post(token_client, url, {"claims": [str(claims[0].id), 2, "#3", "claim_3",
-                                                claims[3].friendly_id]})
+    added = post(
+        token_client,
+        url,
+        {"claims": [str(claims[0].id), 2, "#3", "claim_3", claims[3].friendly_id]},
+    )
     removed_body = token_client.delete(url, {"claims": [1]}, format="json")
     removed_query = token_client.delete(f"{url}?claims=2,{claims[3].friendly_id}")
 
@@ -136,8 +153,9 @@ def test_add_and_remove_claims_by_any_key(token_client: APIClient, user: User) -
 
 
 @pytest.mark.parametrize("bad_key", ["theirs", 99, "no_such_claim", "", None, []])
-def test_adding_a_bad_or_foreign_claim_writes_nothing(token_client: APIClient, user: User,
-                                                      other_user: User, bad_key: Any) -> None:
+def test_adding_a_bad_or_foreign_claim_writes_nothing(
+    token_client: APIClient, user: User, other_user: User, bad_key: Any
+) -> None:
     context = ContextFactory(user=user)
     ClaimFactory(user=user)
     theirs = ClaimFactory(user=other_user)
@@ -191,8 +209,9 @@ def test_delete_takes_the_subtree_but_never_claims(token_client: APIClient, user
     assert Claim.objects.filter(id=claim.id).exists()
 
 
-def test_another_users_context_is_404_on_every_route(token_client: APIClient, user: User,
-                                                     other_user: User) -> None:
+def test_another_users_context_is_404_on_every_route(
+    token_client: APIClient, user: User, other_user: User
+) -> None:
     theirs = ContextFactory(user=other_user, name="Theirs")
     mine = ContextFactory(user=user, name="Mine")
     ClaimFactory(user=user)
@@ -203,8 +222,7 @@ def test_another_users_context_is_404_on_every_route(token_client: APIClient, us
     assert token_client.delete(url).status_code == 404
     assert post(token_client, f"{url}move/", {"parent": str(mine.id)}).status_code == 404
     assert post(token_client, f"{url}claims/", {"claims": [1]}).status_code == 404
-    assert token_client.delete(f"{url}claims/", {"claims": [1]},
-                               format="json").status_code == 404
+    assert token_client.delete(f"{url}claims/", {"claims": [1]}, format="json").status_code == 404
     assert token_client.get(f"{url}resolve/").status_code == 404
     theirs.refresh_from_db()
     assert (theirs.name, theirs.parent, theirs.claims.count()) == ("Theirs", None, 0)

@@ -117,22 +117,28 @@ def test_resolve_message_keeps_order_spans_and_uuid_form(user: User) -> None:
     assert "@" not in clean
 
 
-def test_the_integration_api_resolves_one_reference_and_a_message(token_client: Any,
-                                                                  user: User,
-                                                                  other_user: User) -> None:
+def test_the_integration_api_resolves_one_reference_and_a_message(
+    token_client: Any, user: User, other_user: User
+) -> None:
     claim_create(user=user, statement="Mine", friendly_id="mine_one")
     claim_create(user=other_user, statement="Theirs", friendly_id="theirs_one")
 
     one = token_client.get("/api/v1/references/resolve/", {"ref": "mine_one"}).json()
     assert (one["kind"], one["claims"][0]["statement"]) == ("claim", "Mine")
-    assert token_client.get("/api/v1/references/resolve/",
-                            {"ref": "theirs_one"}).json()["kind"] == "not_found"
+    assert (
+        token_client.get("/api/v1/references/resolve/", {"ref": "theirs_one"}).json()["kind"]
+        == "not_found"
+    )
     assert token_client.get("/api/v1/references/resolve/").status_code == 400
 
-    batch = token_client.post("/api/v1/references/resolve-message/",
-                              {"text": "see @mine_one and #1, not me@x.com"}, format="json")
+    batch = token_client.post(
+        "/api/v1/references/resolve-message/",
+        {"text": "see @mine_one and #1, not me@x.com"},
+        format="json",
+    )
     assert batch.status_code == 200
     assert [r["identifier"] for r in batch.json()["references"]] == ["mine_one", "claim_1"]
-    too_long = token_client.post("/api/v1/references/resolve-message/",
-                                 {"text": "x" * 40_000}, format="json")
+    too_long = token_client.post(
+        "/api/v1/references/resolve-message/", {"text": "x" * 40_000}, format="json"
+    )
     assert too_long.status_code == 400

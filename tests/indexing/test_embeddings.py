@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest

@@ -263,6 +263,4 @@ def test_documents_finished_before_a_failure_keep_their_outcome(
     retry = Schedule.objects.get(func="apps.indexing.tasks.index_documents")
     later = Document.objects.get(path="sub/b.txt")
     assert str(later.pk) in retry.args
-    assert str(Document.objects.get(path="a.md").pk) not in (
-        retry.args
-    )
+    assert str(Document.objects.get(path="a.md").pk) not in (retry.args)

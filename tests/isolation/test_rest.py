@@ -105,9 +105,7 @@ def test_every_rest_route_keeps_user_a_invisible_and_unchanged_to_user_b() -> No
         url = path
         for param in params:
             url = url.replace("{" + param + "}", _object_id(path, param, a))
-        response = as_b.generic(
-            method, url, data=json.dumps(BODY), content_type="application/json"
-        )
+        response = as_b.generic(method, url, data=json.dumps(BODY), content_type="application/json")
         body = response.content.decode(errors="replace")
         assert SECRET not in body, f"{method} {url} leaked A's data to B"
         if params:

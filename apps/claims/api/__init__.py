@@ -5,5 +5,10 @@ from .claims import ClaimViewSet
 from .knowledge import KnowledgeExportApi, KnowledgeImportApi
 from .labels import EntityViewSet, TagViewSet
 
-__all__ = ["ClaimViewSet", "EntityViewSet", "KnowledgeExportApi", "KnowledgeImportApi",
-           "TagViewSet"]
+__all__ = [
+    "ClaimViewSet",
+    "EntityViewSet",
+    "KnowledgeExportApi",
+    "KnowledgeImportApi",
+    "TagViewSet",
+]

@@ -41,7 +41,9 @@ from .serializers import (
 
 TAG = "claims"
 CLAIM_KEY = OpenApiParameter(
-    "key", str, OpenApiParameter.PATH,
+    "key",
+    str,
+    OpenApiParameter.PATH,
     description="The claim's UUID, number (42) or friendly ID (prefer_morning_a3f2).",
 )
 
@@ -51,14 +53,21 @@ def claims_filtered(*, user: User, filters: dict[str, Any]) -> QuerySet[Claim]:
     not the user's matches nothing rather than answering 404 to a query."""
     try:
         tag = tag_get(user=user, tag_id=filters["tag"]) if filters.get("tag") else None
-        context = (context_get(user=user, context_id=filters["context"])
-                   if filters.get("context") else None)
+        context = (
+            context_get(user=user, context_id=filters["context"])
+            if filters.get("context")
+            else None
+        )
     except Http404:
         return Claim.objects.none()
     tag_ids = tag_descendant_ids(user=user, tag=tag) if tag is not None else None
     claims = claim_list(
-        user=user, statuses=filters.get("status"), claim_types=filters.get("claim_type"),
-        domains=filters.get("domain"), pinned=filters.get("pinned"), tag_ids=tag_ids,
+        user=user,
+        statuses=filters.get("status"),
+        claim_types=filters.get("claim_type"),
+        domains=filters.get("domain"),
+        pinned=filters.get("pinned"),
+        tag_ids=tag_ids,
         entity_ids=[filters["entity"]] if filters.get("entity") else None,
         query=filters.get("q"),
     )
@@ -84,31 +93,43 @@ class ClaimViewSet(viewsets.GenericViewSet):
     def get_object(self) -> Claim:
         return claim_lookup(user=current_user(self.request), key=self.kwargs["key"])
 
-    @extend_schema(summary="List and search your claims", tags=[TAG],
-                   parameters=[ClaimFilterSerializer],
-                   responses=ClaimOutputSerializer(many=True))
+    @extend_schema(
+        summary="List and search your claims",
+        tags=[TAG],
+        parameters=[ClaimFilterSerializer],
+        responses=ClaimOutputSerializer(many=True),
+    )
     def list(self, request: Request) -> Response:
         filters = validated(ClaimFilterSerializer, request.query_params)
         claims = claims_filtered(user=current_user(request), filters=filters)
         page = self.paginate_queryset(claims.prefetch_related(*claim_output_prefetches()))
         return self.get_paginated_response(ClaimOutputSerializer(page, many=True).data)
 
-    @extend_schema(summary="Record a claim", tags=[TAG], request=ClaimCreateInputSerializer,
-                   responses={201: ClaimOutputSerializer})
+    @extend_schema(
+        summary="Record a claim",
+        tags=[TAG],
+        request=ClaimCreateInputSerializer,
+        responses={201: ClaimOutputSerializer},
+    )
     def create(self, request: Request) -> Response:
         data = validated(ClaimCreateInputSerializer, request.data)
         with service_errors():
             claim = claim_create(user=current_user(request), origin=ClaimOrigin.API, **data)
         return Response(claim_output(claim), status=status.HTTP_201_CREATED)
 
-    @extend_schema(summary="Read a claim", tags=[TAG], parameters=[CLAIM_KEY],
-                   responses=ClaimOutputSerializer)
+    @extend_schema(
+        summary="Read a claim", tags=[TAG], parameters=[CLAIM_KEY], responses=ClaimOutputSerializer
+    )
     def retrieve(self, request: Request, key: str) -> Response:
         return Response(claim_output(self.get_object()))
 
-    @extend_schema(summary="Change some of a claim's fields", tags=[TAG],
-                   parameters=[CLAIM_KEY], request=ClaimUpdateInputSerializer,
-                   responses=ClaimOutputSerializer)
+    @extend_schema(
+        summary="Change some of a claim's fields",
+        tags=[TAG],
+        parameters=[CLAIM_KEY],
+        request=ClaimUpdateInputSerializer,
+        responses=ClaimOutputSerializer,
+    )
     def partial_update(self, request: Request, key: str) -> Response:
         claim = self.get_object()
         data = validated(ClaimUpdateInputSerializer, request.data)
@@ -116,18 +137,23 @@ class ClaimViewSet(viewsets.GenericViewSet):
             claim = claim_update(claim=claim, **data)
         return Response(claim_output(claim))
 
-    @extend_schema(summary="Delete a claim", tags=[TAG], parameters=[CLAIM_KEY],
-                   responses={204: None})
+    @extend_schema(
+        summary="Delete a claim", tags=[TAG], parameters=[CLAIM_KEY], responses={204: None}
+    )
     def destroy(self, request: Request, key: str) -> Response:
         claim_delete(claim=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
-        summary="Replace a claim with a new one", tags=[TAG], parameters=[CLAIM_KEY],
+        summary="Replace a claim with a new one",
+        tags=[TAG],
+        parameters=[CLAIM_KEY],
         description="Creates the new claim (201) linked to the old one, which becomes "
-                    "superseded; the new claim takes the old one's tags, entities and "
-                    "contexts.",
-        request=ClaimSupersedeInputSerializer, responses={201: ClaimOutputSerializer})
+        "superseded; the new claim takes the old one's tags, entities and "
+        "contexts.",
+        request=ClaimSupersedeInputSerializer,
+        responses={201: ClaimOutputSerializer},
+    )
     @action(detail=True, methods=["post"])
     def supersede(self, request: Request, key: str) -> Response:
         old = self.get_object()
@@ -137,24 +163,39 @@ class ClaimViewSet(viewsets.GenericViewSet):
             context_transfer_memberships(old=old, new=new)
         return Response(claim_output(new), status=status.HTTP_201_CREATED)
 
-    @extend_schema(summary="Retract a claim", tags=[TAG], parameters=[CLAIM_KEY], request=None,
-                   responses=ClaimOutputSerializer)
+    @extend_schema(
+        summary="Retract a claim",
+        tags=[TAG],
+        parameters=[CLAIM_KEY],
+        request=None,
+        responses=ClaimOutputSerializer,
+    )
     @action(detail=True, methods=["post"])
     def retract(self, request: Request, key: str) -> Response:
         with service_errors():
             claim = claim_retract(claim=self.get_object())
         return Response(claim_output(claim))
 
-    @extend_schema(summary="Pin a claim (used in every answer)", tags=[TAG],
-                   parameters=[CLAIM_KEY], request=None, responses=ClaimOutputSerializer)
+    @extend_schema(
+        summary="Pin a claim (used in every answer)",
+        tags=[TAG],
+        parameters=[CLAIM_KEY],
+        request=None,
+        responses=ClaimOutputSerializer,
+    )
     @action(detail=True, methods=["post"])
     def pin(self, request: Request, key: str) -> Response:
         claim = self.get_object()
         claim_set_pinned(claims=[claim], pinned=True)
         return Response(claim_output(claim))
 
-    @extend_schema(summary="Unpin a claim", tags=[TAG], parameters=[CLAIM_KEY], request=None,
-                   responses=ClaimOutputSerializer)
+    @extend_schema(
+        summary="Unpin a claim",
+        tags=[TAG],
+        parameters=[CLAIM_KEY],
+        request=None,
+        responses=ClaimOutputSerializer,
+    )
     @action(detail=True, methods=["post"])
     def unpin(self, request: Request, key: str) -> Response:
         claim = self.get_object()
@@ -162,10 +203,14 @@ class ClaimViewSet(viewsets.GenericViewSet):
         return Response(claim_output(claim))
 
     @extend_schema(
-        summary="Approve or reject a pending claim", tags=[TAG], parameters=[CLAIM_KEY],
+        summary="Approve or reject a pending claim",
+        tags=[TAG],
+        parameters=[CLAIM_KEY],
         description="Approving makes the claim active (200 with the claim); rejecting "
-                    "deletes it (204).",
-        request=ClaimReviewInputSerializer, responses={200: ClaimOutputSerializer, 204: None})
+        "deletes it (204).",
+        request=ClaimReviewInputSerializer,
+        responses={200: ClaimOutputSerializer, 204: None},
+    )
     @action(detail=True, methods=["post"])
     def review(self, request: Request, key: str) -> Response:
         claim = self.get_object()

@@ -51,8 +51,10 @@ def uuid_path_parameter(noun: str) -> OpenApiParameter:
 
 
 @extend_schema_field(
-    {"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 1}],
-     "description": "A claim's UUID, number (42, \"#42\", \"claim_42\") or friendly ID."}
+    {
+        "oneOf": [{"type": "string"}, {"type": "integer", "minimum": 1}],
+        "description": 'A claim\'s UUID, number (42, "#42", "claim_42") or friendly ID.',
+    }
 )
 class ClaimKeyField(serializers.Field):
     default_error_messages = {"invalid": "A claim is named by its UUID, number or friendly ID."}
@@ -77,13 +79,17 @@ class ClaimKeysQuerySerializer(serializers.Serializer):
     claims = serializers.CharField(
         max_length=20_000,
         help_text="Comma-separated claim UUIDs, numbers or friendly IDs (for DELETE, in "
-                  "place of a body).")
+        "place of a body).",
+    )
 
 
 CLAIM_KEYS_QUERY = OpenApiParameter(
-    "claims", str, OpenApiParameter.QUERY, required=False,
+    "claims",
+    str,
+    OpenApiParameter.QUERY,
+    required=False,
     description="Comma-separated claim UUIDs, numbers or friendly IDs; clients that cannot "
-                "send a DELETE body use this instead of `{\"claims\": [...]}`.",
+    'send a DELETE body use this instead of `{"claims": [...]}`.',
 )
 
 
@@ -111,7 +117,8 @@ def claims_from_keys(*, user: User, keys: Iterable[str]) -> list[Claim]:
             claims.setdefault(claim.pk, claim)
     if missing:
         raise serializers.ValidationError(
-            {"claims": [f"No such claim: {', '.join(repr(key) for key in missing)}."]})
+            {"claims": [f"No such claim: {', '.join(repr(key) for key in missing)}."]}
+        )
     return list(claims.values())
 
 

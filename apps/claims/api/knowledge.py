@@ -47,11 +47,13 @@ class DocumentClaimSerializer(serializers.Serializer):
     confidence = serializers.FloatField()
     valid_from = serializers.DateTimeField(allow_null=True)
     valid_until = serializers.DateTimeField(allow_null=True)
-    supersedes = serializers.CharField(allow_null=True, help_text="The id of the claim this "
-                                                                  "one replaced.")
+    supersedes = serializers.CharField(
+        allow_null=True, help_text="The id of the claim this one replaced."
+    )
     origin = serializers.ChoiceField(choices=ClaimOrigin.choices)
     source_message = serializers.CharField(
-        allow_null=True, help_text="For reference only: not restored by an import.")
+        allow_null=True, help_text="For reference only: not restored by an import."
+    )
     metadata = serializers.DictField()
     reinforced_count = serializers.IntegerField(min_value=0)
     created_at = serializers.DateTimeField()
@@ -116,35 +118,46 @@ class ImportReportSerializer(serializers.Serializer):
     last_claim_number = serializers.IntegerField()
     id_map = serializers.DictField(
         child=serializers.DictField(child=serializers.UUIDField()),
-        help_text="Per kind, each document id and the new UUID of its row.")
+        help_text="Per kind, each document id and the new UUID of its row.",
+    )
 
 
 class KnowledgeExportApi(APIView):
-    @extend_schema(summary="Export all your knowledge as one document", tags=[TAG],
-                   operation_id="knowledge_export", responses=KnowledgeDocumentSerializer)
+    @extend_schema(
+        summary="Export all your knowledge as one document",
+        tags=[TAG],
+        operation_id="knowledge_export",
+        responses=KnowledgeDocumentSerializer,
+    )
     def get(self, request: Request) -> Response:
         document = knowledge_export(user=current_user(request))
         filename = f"cairn-knowledge-{timezone.now():%Y%m%d-%H%M%S}.json"
-        return Response(document,
-                        headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+        return Response(
+            document, headers={"Content-Disposition": f'attachment; filename="{filename}"'}
+        )
 
 
 class KnowledgeImportApi(APIView):
     parser_classes = [JSONParser]  # the document is JSON; a form cannot carry it
+
     @extend_schema(
-        summary="Import a knowledge document into your (empty) account", tags=[TAG],
+        summary="Import a knowledge document into your (empty) account",
+        tags=[TAG],
         operation_id="knowledge_import",
         description="All or nothing. Numbers, friendly IDs, statuses, timestamps and links "
-                    "are kept; rows get new UUIDs (see `id_map`). 400 lists every problem "
-                    "of an invalid document by its path; 409 when the account already "
-                    "holds claims, contexts, tags or entities.",
+        "are kept; rows get new UUIDs (see `id_map`). 400 lists every problem "
+        "of an invalid document by its path; 409 when the account already "
+        "holds claims, contexts, tags or entities.",
         request=KnowledgeDocumentSerializer,
         responses={
             201: ImportReportSerializer,
-            400: OpenApiResponse(description="Every problem of the document, keyed by its "
-                                             "path (`claims[3].statement`)."),
+            400: OpenApiResponse(
+                description="Every problem of the document, keyed by its "
+                "path (`claims[3].statement`)."
+            ),
             409: OpenApiResponse(description="The account already holds knowledge."),
-        })
+        },
+    )
     def post(self, request: Request) -> Response:
         try:
             report = knowledge_import(user=current_user(request), document=request.data)

@@ -86,21 +86,29 @@ class EntityViewSet(viewsets.GenericViewSet):
         page = self.paginate_queryset(entities)
         return self.get_paginated_response(EntityOutputSerializer(page, many=True).data)
 
-    @extend_schema(summary="Create an entity", request=EntityCreateInputSerializer,
-                   responses={201: EntityOutputSerializer})
+    @extend_schema(
+        summary="Create an entity",
+        request=EntityCreateInputSerializer,
+        responses={201: EntityOutputSerializer},
+    )
     def create(self, request: Request) -> Response:
         data = validated(EntityCreateInputSerializer, request.data)
         with service_errors():
             entity = entity_create(user=current_user(request), **data)
         return Response(self._output(entity), status=status.HTTP_201_CREATED)
 
-    @extend_schema(summary="Read an entity", parameters=[ENTITY_ID],
-                   responses=EntityOutputSerializer)
+    @extend_schema(
+        summary="Read an entity", parameters=[ENTITY_ID], responses=EntityOutputSerializer
+    )
     def retrieve(self, request: Request, pk: str) -> Response:
         return Response(self._output(self.get_object()))
 
-    @extend_schema(summary="Change an entity", parameters=[ENTITY_ID],
-                   request=EntityUpdateInputSerializer, responses=EntityOutputSerializer)
+    @extend_schema(
+        summary="Change an entity",
+        parameters=[ENTITY_ID],
+        request=EntityUpdateInputSerializer,
+        responses=EntityOutputSerializer,
+    )
     def partial_update(self, request: Request, pk: str) -> Response:
         entity = self.get_object()
         data = validated(EntityUpdateInputSerializer, request.data)
@@ -108,17 +116,27 @@ class EntityViewSet(viewsets.GenericViewSet):
             entity = entity_update(entity=entity, **data)
         return Response(self._output(entity))
 
-    @extend_schema(summary="Delete an entity (its claims stay)", parameters=[ENTITY_ID],
-                   responses={204: None})
+    @extend_schema(
+        summary="Delete an entity (its claims stay)", parameters=[ENTITY_ID], responses={204: None}
+    )
     def destroy(self, request: Request, pk: str) -> Response:
         self.get_object().delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    @extend_schema(methods=["POST"], summary="Link claims to an entity", parameters=[ENTITY_ID],
-                   request=ClaimKeysSerializer, responses=EntityOutputSerializer)
-    @extend_schema(methods=["DELETE"], summary="Unlink claims from an entity",
-                   parameters=[ENTITY_ID, CLAIM_KEYS_QUERY], request=ClaimKeysSerializer,
-                   responses={200: EntityOutputSerializer})
+    @extend_schema(
+        methods=["POST"],
+        summary="Link claims to an entity",
+        parameters=[ENTITY_ID],
+        request=ClaimKeysSerializer,
+        responses=EntityOutputSerializer,
+    )
+    @extend_schema(
+        methods=["DELETE"],
+        summary="Unlink claims from an entity",
+        parameters=[ENTITY_ID, CLAIM_KEYS_QUERY],
+        request=ClaimKeysSerializer,
+        responses={200: EntityOutputSerializer},
+    )
     @action(detail=True, methods=["post", "delete"])
     def claims(self, request: Request, pk: str) -> Response:
         entity = self.get_object()
@@ -149,8 +167,11 @@ class TagViewSet(viewsets.GenericViewSet):
         page = self.paginate_queryset(tags)
         return self.get_paginated_response(TagOutputSerializer(page, many=True).data)
 
-    @extend_schema(summary="Create a tag", request=TagCreateInputSerializer,
-                   responses={201: TagOutputSerializer})
+    @extend_schema(
+        summary="Create a tag",
+        request=TagCreateInputSerializer,
+        responses={201: TagOutputSerializer},
+    )
     def create(self, request: Request) -> Response:
         user = current_user(request)
         data = validated(TagCreateInputSerializer, request.data)
@@ -163,10 +184,14 @@ class TagViewSet(viewsets.GenericViewSet):
     def retrieve(self, request: Request, pk: str) -> Response:
         return Response(self._output(self.get_object()))
 
-    @extend_schema(summary="Change or move a tag", parameters=[TAG_ID],
-                   description="`parent: null` makes the tag a root; leaving `parent` out "
-                               "keeps it where it is.",
-                   request=TagUpdateInputSerializer, responses=TagOutputSerializer)
+    @extend_schema(
+        summary="Change or move a tag",
+        parameters=[TAG_ID],
+        description="`parent: null` makes the tag a root; leaving `parent` out "
+        "keeps it where it is.",
+        request=TagUpdateInputSerializer,
+        responses=TagOutputSerializer,
+    )
     def partial_update(self, request: Request, pk: str) -> Response:
         tag = self.get_object()
         data = validated(TagUpdateInputSerializer, request.data)
@@ -176,17 +201,29 @@ class TagViewSet(viewsets.GenericViewSet):
             tag = tag_update(tag=tag, **data)
         return Response(self._output(tag))
 
-    @extend_schema(summary="Delete a tag and its child tags (claims stay)", parameters=[TAG_ID],
-                   responses={204: None})
+    @extend_schema(
+        summary="Delete a tag and its child tags (claims stay)",
+        parameters=[TAG_ID],
+        responses={204: None},
+    )
     def destroy(self, request: Request, pk: str) -> Response:
         self.get_object().delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    @extend_schema(methods=["POST"], summary="Tag claims", parameters=[TAG_ID],
-                   request=ClaimKeysSerializer, responses=TagOutputSerializer)
-    @extend_schema(methods=["DELETE"], summary="Untag claims",
-                   parameters=[TAG_ID, CLAIM_KEYS_QUERY], request=ClaimKeysSerializer,
-                   responses={200: TagOutputSerializer})
+    @extend_schema(
+        methods=["POST"],
+        summary="Tag claims",
+        parameters=[TAG_ID],
+        request=ClaimKeysSerializer,
+        responses=TagOutputSerializer,
+    )
+    @extend_schema(
+        methods=["DELETE"],
+        summary="Untag claims",
+        parameters=[TAG_ID, CLAIM_KEYS_QUERY],
+        request=ClaimKeysSerializer,
+        responses={200: TagOutputSerializer},
+    )
     @action(detail=True, methods=["post", "delete"])
     def claims(self, request: Request, pk: str) -> Response:
         tag = self.get_object()

@@ -55,10 +55,29 @@ class ClaimOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Claim
         fields = [
-            "id", "number", "friendly_id", "statement", "claim_types", "domains", "status",
-            "possible_questions", "pinned", "confidence", "valid_from", "valid_until",
-            "supersedes", "superseded_by", "origin", "source_message", "metadata",
-            "reinforced_count", "contexts", "tags", "entities", "created_at", "updated_at",
+            "id",
+            "number",
+            "friendly_id",
+            "statement",
+            "claim_types",
+            "domains",
+            "status",
+            "possible_questions",
+            "pinned",
+            "confidence",
+            "valid_from",
+            "valid_until",
+            "supersedes",
+            "superseded_by",
+            "origin",
+            "source_message",
+            "metadata",
+            "reinforced_count",
+            "contexts",
+            "tags",
+            "entities",
+            "created_at",
+            "updated_at",
         ]
         read_only_fields = fields
 
@@ -77,7 +96,8 @@ class ClaimFieldsInputSerializer(serializers.Serializer):
     claim_types = ClaimTypesField(required=False, max_length=10)
     domains = DomainsField(required=False, max_length=20)
     possible_questions = serializers.ListField(
-        child=serializers.CharField(max_length=500), required=False, max_length=20)
+        child=serializers.CharField(max_length=500), required=False, max_length=20
+    )
     pinned = serializers.BooleanField(required=False)
     confidence = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
     valid_from = serializers.DateTimeField(required=False, allow_null=True)
@@ -97,13 +117,15 @@ class ClaimUpdateInputSerializer(ClaimFieldsInputSerializer):
 
 
 class ClaimSupersedeInputSerializer(ClaimFieldsInputSerializer):
-    statement = serializers.CharField(max_length=STATEMENT_MAX_LENGTH,
-                                      help_text="The statement of the new claim.")
+    statement = serializers.CharField(
+        max_length=STATEMENT_MAX_LENGTH, help_text="The statement of the new claim."
+    )
 
 
 class ClaimReviewInputSerializer(serializers.Serializer):
     approve = serializers.BooleanField(
-        help_text="true makes the pending claim active; false deletes it.")
+        help_text="true makes the pending claim active; false deletes it."
+    )
 
 
 class CommaListField(serializers.ListField):
@@ -117,19 +139,22 @@ class CommaListField(serializers.ListField):
 
 
 class ClaimFilterSerializer(serializers.Serializer):
-    status = CommaListField(child=serializers.ChoiceField(choices=ClaimStatus.choices),
-                            required=False)
-    claim_type = CommaListField(child=serializers.ChoiceField(choices=ClaimType.choices),
-                                required=False)
-    domain = CommaListField(child=serializers.ChoiceField(choices=Domain.choices),
-                            required=False)
+    status = CommaListField(
+        child=serializers.ChoiceField(choices=ClaimStatus.choices), required=False
+    )
+    claim_type = CommaListField(
+        child=serializers.ChoiceField(choices=ClaimType.choices), required=False
+    )
+    domain = CommaListField(child=serializers.ChoiceField(choices=Domain.choices), required=False)
     pinned = serializers.BooleanField(required=False, allow_null=True, default=None)
     tag = serializers.UUIDField(required=False, help_text="A tag's UUID; includes child tags.")
     entity = serializers.UUIDField(required=False, help_text="An entity's UUID.")
     context = serializers.UUIDField(  # type: ignore[assignment]  # see TagOutputSerializer
-        required=False, help_text="A context's UUID; includes its sub-contexts.")
-    q = serializers.CharField(required=False, max_length=500,
-                              help_text="Full-text search over statement and friendly ID.")
+        required=False, help_text="A context's UUID; includes its sub-contexts."
+    )
+    q = serializers.CharField(
+        required=False, max_length=500, help_text="Full-text search over statement and friendly ID."
+    )
 
 
 class EntityOutputSerializer(serializers.ModelSerializer):
@@ -137,8 +162,16 @@ class EntityOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Entity
-        fields = ["id", "friendly_id", "name", "entity_type", "description", "claims",
-                  "created_at", "updated_at"]
+        fields = [
+            "id",
+            "friendly_id",
+            "name",
+            "entity_type",
+            "description",
+            "claims",
+            "created_at",
+            "updated_at",
+        ]
         read_only_fields = fields
 
 
@@ -158,7 +191,8 @@ class TagOutputSerializer(serializers.ModelSerializer):
     # `context` do not shadow Field.parent / Field.context at run time; the stubs cannot
     # know that, hence the ignores.
     parent = serializers.PrimaryKeyRelatedField[Tag](  # type: ignore[assignment]
-        read_only=True, allow_null=True)
+        read_only=True, allow_null=True
+    )
     claims = serializers.PrimaryKeyRelatedField[Claim](many=True, read_only=True)
 
     class Meta:
@@ -170,7 +204,8 @@ class TagOutputSerializer(serializers.ModelSerializer):
 class TagCreateInputSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     parent = serializers.UUIDField(  # type: ignore[assignment]  # see TagOutputSerializer
-        required=False, allow_null=True, help_text="The parent tag's UUID; null for a root tag.")
+        required=False, allow_null=True, help_text="The parent tag's UUID; null for a root tag."
+    )
     friendly_id = serializers.CharField(required=False, max_length=60)
 
 

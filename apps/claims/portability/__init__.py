@@ -6,7 +6,13 @@ from .parse import document_parse
 from .records import FORMAT_NAME, FORMAT_VERSION, KnowledgeDocument
 
 __all__ = [
-    "FORMAT_NAME", "FORMAT_VERSION", "AccountNotEmptyError", "ImportReport",
-    "KnowledgeDocument", "document_parse", "knowledge_document", "knowledge_export",
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "AccountNotEmptyError",
+    "ImportReport",
+    "KnowledgeDocument",
+    "document_parse",
+    "knowledge_document",
+    "knowledge_export",
     "knowledge_import",
 ]

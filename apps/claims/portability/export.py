@@ -51,30 +51,46 @@ def _id(value: uuid.UUID | None) -> str | None:
 
 def _claim(claim: Claim) -> ClaimRecord:
     return ClaimRecord(
-        id=str(claim.id), number=claim.number, friendly_id=claim.friendly_id,
-        statement=claim.statement, claim_types=list(claim.claim_types),
-        domains=list(claim.domains), status=claim.status,
-        possible_questions=list(claim.possible_questions), pinned=claim.pinned,
-        confidence=claim.confidence, valid_from=claim.valid_from, valid_until=claim.valid_until,
-        supersedes=_id(claim.supersedes_id), origin=claim.origin,
-        source_message=_id(claim.source_message_id), metadata=claim.metadata,
-        reinforced_count=claim.reinforced_count, created_at=claim.created_at,
+        id=str(claim.id),
+        number=claim.number,
+        friendly_id=claim.friendly_id,
+        statement=claim.statement,
+        claim_types=list(claim.claim_types),
+        domains=list(claim.domains),
+        status=claim.status,
+        possible_questions=list(claim.possible_questions),
+        pinned=claim.pinned,
+        confidence=claim.confidence,
+        valid_from=claim.valid_from,
+        valid_until=claim.valid_until,
+        supersedes=_id(claim.supersedes_id),
+        origin=claim.origin,
+        source_message=_id(claim.source_message_id),
+        metadata=claim.metadata,
+        reinforced_count=claim.reinforced_count,
+        created_at=claim.created_at,
         updated_at=claim.updated_at,
     )
 
 
 def _contexts(user: User) -> list[ContextRecord]:
     memberships: dict[uuid.UUID, list[MembershipRecord]] = defaultdict(list)
-    rows = (ContextClaim.objects.filter(context__user=user, claim__user=user)
-            .order_by("added_at", "claim__number")
-            .values_list("context_id", "claim_id", "added_at"))
+    rows = (
+        ContextClaim.objects.filter(context__user=user, claim__user=user)
+        .order_by("added_at", "claim__number")
+        .values_list("context_id", "claim_id", "added_at")
+    )
     for context_id, claim_id, added_at in rows:
         memberships[context_id].append(MembershipRecord(claim=str(claim_id), added_at=added_at))
     return [
         ContextRecord(
-            id=str(context.id), friendly_id=context.friendly_id, name=context.name,
-            description=context.description, parent=_id(context.parent_id),
-            claims=memberships[context.id], created_at=context.created_at,
+            id=str(context.id),
+            friendly_id=context.friendly_id,
+            name=context.name,
+            description=context.description,
+            parent=_id(context.parent_id),
+            claims=memberships[context.id],
+            created_at=context.created_at,
             updated_at=context.updated_at,
         )
         for context, _depth in context_tree(user=user)  # parents before children
@@ -83,8 +99,11 @@ def _contexts(user: User) -> list[ContextRecord]:
 
 def _claim_ids_by(through: Any, owner_field: str, user: User) -> dict[uuid.UUID, list[str]]:
     linked: dict[uuid.UUID, list[str]] = defaultdict(list)
-    rows = (through.objects.filter(**{f"{owner_field}__user": user, "claim__user": user})
-            .order_by("claim__number").values_list(f"{owner_field}_id", "claim_id"))
+    rows = (
+        through.objects.filter(**{f"{owner_field}__user": user, "claim__user": user})
+        .order_by("claim__number")
+        .values_list(f"{owner_field}_id", "claim_id")
+    )
     for owner_id, claim_id in rows:
         linked[owner_id].append(str(claim_id))
     return linked
@@ -102,9 +121,15 @@ def _tags(user: User) -> list[TagRecord]:
 
     claims = _claim_ids_by(Tag.claims.through, "tag", user)
     return [
-        TagRecord(id=str(tag.id), friendly_id=tag.friendly_id, name=tag.name,
-                  parent=_id(tag.parent_id), claims=claims[tag.id], created_at=tag.created_at,
-                  updated_at=tag.updated_at)
+        TagRecord(
+            id=str(tag.id),
+            friendly_id=tag.friendly_id,
+            name=tag.name,
+            parent=_id(tag.parent_id),
+            claims=claims[tag.id],
+            created_at=tag.created_at,
+            updated_at=tag.updated_at,
+        )
         for tag in sorted(tags, key=lambda tag: depth(tag.id))  # parents before children
     ]
 
@@ -112,9 +137,15 @@ def _tags(user: User) -> list[TagRecord]:
 def _entities(user: User) -> list[EntityRecord]:
     claims = _claim_ids_by(Entity.claims.through, "entity", user)
     return [
-        EntityRecord(id=str(entity.id), friendly_id=entity.friendly_id, name=entity.name,
-                     entity_type=entity.entity_type, description=entity.description,
-                     claims=claims[entity.id], created_at=entity.created_at,
-                     updated_at=entity.updated_at)
+        EntityRecord(
+            id=str(entity.id),
+            friendly_id=entity.friendly_id,
+            name=entity.name,
+            entity_type=entity.entity_type,
+            description=entity.description,
+            claims=claims[entity.id],
+            created_at=entity.created_at,
+            updated_at=entity.updated_at,
+        )
         for entity in entity_list(user=user).order_by("created_at", "id")
     ]

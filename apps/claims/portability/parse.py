@@ -37,21 +37,24 @@ def document_parse(raw: Any) -> KnowledgeDocument:
     errors = DocumentErrors()
     top = ObjectReader(raw, "", errors)
     if top.raw.get("format") != FORMAT_NAME:
-        errors.add("format", f"Not a Cairn knowledge document (expected format "
-                             f"'{FORMAT_NAME}').")
+        errors.add("format", f"Not a Cairn knowledge document (expected format '{FORMAT_NAME}').")
     elif top.raw.get("version") != FORMAT_VERSION:
-        errors.add("version", f"Unsupported version {top.raw.get('version')!r}; this Cairn "
-                              f"reads version {FORMAT_VERSION}.")
+        errors.add(
+            "version",
+            f"Unsupported version {top.raw.get('version')!r}; this Cairn "
+            f"reads version {FORMAT_VERSION}.",
+        )
     errors.raise_if_any()  # a foreign document is not worth reading further
     document = KnowledgeDocument(
         last_claim_number=top.integer("last_claim_number"),
-        claims=[_claim(item, f"claims[{i}]", errors)
-                for i, item in enumerate(top.items("claims"))],
-        contexts=[_context(item, f"contexts[{i}]", errors)
-                  for i, item in enumerate(top.items("contexts"))],
+        claims=[_claim(item, f"claims[{i}]", errors) for i, item in enumerate(top.items("claims"))],
+        contexts=[
+            _context(item, f"contexts[{i}]", errors) for i, item in enumerate(top.items("contexts"))
+        ],
         tags=[_tag(item, f"tags[{i}]", errors) for i, item in enumerate(top.items("tags"))],
-        entities=[_entity(item, f"entities[{i}]", errors)
-                  for i, item in enumerate(top.items("entities"))],
+        entities=[
+            _entity(item, f"entities[{i}]", errors) for i, item in enumerate(top.items("entities"))
+        ],
     )
     _check_links(document, errors)
     errors.raise_if_any()
@@ -59,8 +62,12 @@ def document_parse(raw: Any) -> KnowledgeDocument:
 
 
 def _friendly_id(reader: ObjectReader, kind: str) -> str:
-    return reader.cleaned("friendly_id", lambda value: clean_friendly_id(value, kind=kind),
-                          reader.text("friendly_id"), "")
+    return reader.cleaned(
+        "friendly_id",
+        lambda value: clean_friendly_id(value, kind=kind),
+        reader.text("friendly_id"),
+        "",
+    )
 
 
 def _claim(raw: Any, path: str, errors: DocumentErrors) -> ClaimRecord:
@@ -76,11 +83,13 @@ def _claim(raw: Any, path: str, errors: DocumentErrors) -> ClaimRecord:
         claim_types=r.cleaned("claim_types", clean_claim_types, r.strings("claim_types"), []),
         domains=r.cleaned("domains", clean_domains, r.strings("domains"), []),
         status=r.cleaned("status", clean_status, r.text("status", default="active"), ""),
-        possible_questions=r.cleaned("possible_questions", clean_questions,
-                                     r.strings("possible_questions"), []),
+        possible_questions=r.cleaned(
+            "possible_questions", clean_questions, r.strings("possible_questions"), []
+        ),
         pinned=r.boolean("pinned"),
-        confidence=r.cleaned("confidence", clean_confidence,
-                             r.number("confidence", default=1.0), 1.0),
+        confidence=r.cleaned(
+            "confidence", clean_confidence, r.number("confidence", default=1.0), 1.0
+        ),
         valid_from=valid_from,
         valid_until=valid_until,
         supersedes=r.ref("supersedes"),
@@ -97,8 +106,7 @@ def _membership(raw: Any, path: str, errors: DocumentErrors) -> MembershipRecord
     if isinstance(raw, str):  # a bare claim id, for hand-written documents
         return MembershipRecord(claim=raw, added_at=timezone.now())
     r = ObjectReader(raw, path, errors)
-    return MembershipRecord(claim=r.text("claim", required=True),
-                            added_at=r.timestamp("added_at"))
+    return MembershipRecord(claim=r.text("claim", required=True), added_at=r.timestamp("added_at"))
 
 
 def _context(raw: Any, path: str, errors: DocumentErrors) -> ContextRecord:
@@ -109,8 +117,10 @@ def _context(raw: Any, path: str, errors: DocumentErrors) -> ContextRecord:
         name=r.text("name", required=True, max_length=200).strip(),
         description=r.text("description"),
         parent=r.ref("parent"),
-        claims=[_membership(item, f"{path}.claims[{i}]", errors)
-                for i, item in enumerate(r.items("claims"))],
+        claims=[
+            _membership(item, f"{path}.claims[{i}]", errors)
+            for i, item in enumerate(r.items("claims"))
+        ],
         created_at=r.timestamp("created_at"),
         updated_at=r.timestamp("updated_at"),
     )
@@ -147,22 +157,26 @@ def _unique(kind: str, values: Sequence[Any], field: str, errors: DocumentErrors
     first: dict[Any, int] = {}
     for index, value in enumerate(values):
         if value in first:
-            errors.add(f"{kind}[{index}].{field}",
-                       f"{value!r} is also the {field} of {kind}[{first[value]}].")
+            errors.add(
+                f"{kind}[{index}].{field}",
+                f"{value!r} is also the {field} of {kind}[{first[value]}].",
+            )
         else:
             first[value] = index
 
 
-def _check_claim_refs(path: str, refs: Sequence[str], claim_ids: set[str],
-                      errors: DocumentErrors) -> None:
+def _check_claim_refs(
+    path: str, refs: Sequence[str], claim_ids: set[str], errors: DocumentErrors
+) -> None:
     for ref in sorted(set(refs) - claim_ids):
         errors.add(path, f"No claim has the id {ref!r}.")
     if len(set(refs)) != len(refs):
         errors.add(path, "A claim is listed twice.")
 
 
-def _check_tree(kind: str, nodes: Sequence[ContextRecord | TagRecord], max_depth: int,
-                errors: DocumentErrors) -> None:
+def _check_tree(
+    kind: str, nodes: Sequence[ContextRecord | TagRecord], max_depth: int, errors: DocumentErrors
+) -> None:
     """Parents exist, no cycles, at most ``max_depth`` levels (a root is level 1)."""
     parent_of = {node.id: node.parent for node in nodes}
     for index, node in enumerate(nodes):
@@ -176,8 +190,10 @@ def _check_tree(kind: str, nodes: Sequence[ContextRecord | TagRecord], max_depth
                 break
             depth += 1
             if depth > max_depth:
-                errors.add(f"{kind}[{index}].parent",
-                           f"{kind.capitalize()} nest at most {max_depth} levels deep.")
+                errors.add(
+                    f"{kind}[{index}].parent",
+                    f"{kind.capitalize()} nest at most {max_depth} levels deep.",
+                )
                 break
             seen.add(current)
             current = parent_of.get(current)
@@ -185,8 +201,12 @@ def _check_tree(kind: str, nodes: Sequence[ContextRecord | TagRecord], max_depth
 
 def _check_links(document: KnowledgeDocument, errors: DocumentErrors) -> None:
     claims = document.claims
-    for kind, records in (("claims", claims), ("contexts", document.contexts),
-                          ("tags", document.tags), ("entities", document.entities)):
+    for kind, records in (
+        ("claims", claims),
+        ("contexts", document.contexts),
+        ("tags", document.tags),
+        ("entities", document.entities),
+    ):
         _unique(kind, [record.id for record in records], "id", errors)
         _unique(kind, [record.friendly_id for record in records], "friendly_id", errors)
     _unique("claims", [claim.number for claim in claims], "number", errors)
@@ -195,10 +215,13 @@ def _check_links(document: KnowledgeDocument, errors: DocumentErrors) -> None:
     _check_tree("contexts", document.contexts, MAX_CONTEXT_DEPTH, errors)
     _check_tree("tags", document.tags, MAX_TAG_DEPTH, errors)
     for index, context in enumerate(document.contexts):
-        _check_claim_refs(f"contexts[{index}].claims", [m.claim for m in context.claims],
-                          claim_ids, errors)
+        _check_claim_refs(
+            f"contexts[{index}].claims", [m.claim for m in context.claims], claim_ids, errors
+        )
     labelled: list[tuple[str, Sequence[TagRecord | EntityRecord]]] = [
-        ("tags", document.tags), ("entities", document.entities)]
+        ("tags", document.tags),
+        ("entities", document.entities),
+    ]
     for kind, labels in labelled:
         for index, label in enumerate(labels):
             _check_claim_refs(f"{kind}[{index}].claims", label.claims, claim_ids, errors)
@@ -207,8 +230,9 @@ def _check_links(document: KnowledgeDocument, errors: DocumentErrors) -> None:
         errors.add("last_claim_number", f"Must be at least the highest number ({last_number}).")
 
 
-def _check_supersession(claims: Sequence[ClaimRecord], claim_ids: set[str],
-                        errors: DocumentErrors) -> None:
+def _check_supersession(
+    claims: Sequence[ClaimRecord], claim_ids: set[str], errors: DocumentErrors
+) -> None:
     """Each link names a claim of the document, a claim is replaced at most once, and no
     chain runs in a circle."""
     replaced_by: dict[str, int] = {}
@@ -219,8 +243,10 @@ def _check_supersession(claims: Sequence[ClaimRecord], claim_ids: set[str],
         if target not in claim_ids:
             errors.add(f"claims[{index}].supersedes", f"No claim has the id {target!r}.")
         elif target in replaced_by:
-            errors.add(f"claims[{index}].supersedes",
-                       f"{target!r} is already superseded by claims[{replaced_by[target]}].")
+            errors.add(
+                f"claims[{index}].supersedes",
+                f"{target!r} is already superseded by claims[{replaced_by[target]}].",
+            )
         else:
             replaced_by[target] = index
     # Walk each chain once: 1 = on the chain being walked, 2 = known to end.

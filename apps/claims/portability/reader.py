@@ -53,8 +53,9 @@ class ObjectReader:
             return None
         return self.raw[name]
 
-    def text(self, name: str, *, required: bool = False, default: str = "",
-             max_length: int | None = None) -> str:
+    def text(
+        self, name: str, *, required: bool = False, default: str = "", max_length: int | None = None
+    ) -> str:
         value = self._get(name, required)
         if value is None:
             return default
@@ -75,8 +76,9 @@ class ObjectReader:
         self.fail(name, "Expected an id (a string) or null.")
         return None
 
-    def integer(self, name: str, *, required: bool = False, default: int = 0,
-                minimum: int = 0) -> int:
+    def integer(
+        self, name: str, *, required: bool = False, default: int = 0, minimum: int = 0
+    ) -> int:
         value = self._get(name, required)
         if value is None:
             return default

@@ -106,5 +106,9 @@ def _wire(value: Any) -> Any:
 def document_to_wire(document: KnowledgeDocument, *, exported_at: datetime) -> dict[str, Any]:
     """The JSON-ready form of ``document``."""
     body = _wire(dataclasses.asdict(document))
-    return {"format": FORMAT_NAME, "version": FORMAT_VERSION,
-            "exported_at": exported_at.isoformat(), **body}
+    return {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "exported_at": exported_at.isoformat(),
+        **body,
+    }

@@ -23,10 +23,15 @@ class Command(BaseCommand):
     help = "Export a user's claims, contexts, tags and entities as one JSON document."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--user", required=True, metavar="EMAIL",
-                            help="The e-mail address of the user whose knowledge to export.")
-        parser.add_argument("--output", metavar="FILE",
-                            help="Write the document here (default: standard output).")
+        parser.add_argument(
+            "--user",
+            required=True,
+            metavar="EMAIL",
+            help="The e-mail address of the user whose knowledge to export.",
+        )
+        parser.add_argument(
+            "--output", metavar="FILE", help="Write the document here (default: standard output)."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         document = knowledge_export(user=user_by_email(options["user"]))
@@ -35,7 +40,9 @@ class Command(BaseCommand):
             self.stdout.write(text, ending="")
             return
         Path(options["output"]).write_text(text, encoding="utf-8")
-        self.stderr.write(f"Exported {len(document['claims'])} claims, "
-                          f"{len(document['contexts'])} contexts, {len(document['tags'])} "
-                          f"tags and {len(document['entities'])} entities to "
-                          f"{options['output']}.")
+        self.stderr.write(
+            f"Exported {len(document['claims'])} claims, "
+            f"{len(document['contexts'])} contexts, {len(document['tags'])} "
+            f"tags and {len(document['entities'])} entities to "
+            f"{options['output']}."
+        )

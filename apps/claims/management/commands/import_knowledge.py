@@ -19,8 +19,11 @@ from .export_knowledge import user_by_email
 def _describe(error: ValidationError) -> str:
     if not hasattr(error, "error_dict"):
         return "\n".join(error.messages)
-    return "\n".join(f"  {path}: {message}"
-                     for path, messages in error.message_dict.items() for message in messages)
+    return "\n".join(
+        f"  {path}: {message}"
+        for path, messages in error.message_dict.items()
+        for message in messages
+    )
 
 
 class Command(BaseCommand):
@@ -28,14 +31,21 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", metavar="FILE", help="The JSON document; '-' for stdin.")
-        parser.add_argument("--user", required=True, metavar="EMAIL",
-                            help="The e-mail address of the user to import into.")
+        parser.add_argument(
+            "--user",
+            required=True,
+            metavar="EMAIL",
+            help="The e-mail address of the user to import into.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         user = user_by_email(options["user"])
         try:
-            text = (sys.stdin.read() if options["file"] == "-"
-                    else Path(options["file"]).read_text(encoding="utf-8"))
+            text = (
+                sys.stdin.read()
+                if options["file"] == "-"
+                else Path(options["file"]).read_text(encoding="utf-8")
+            )
             document = json.loads(text)
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
             raise CommandError(f"Cannot read {options['file']}: {error}") from error
@@ -43,7 +53,10 @@ class Command(BaseCommand):
             report = knowledge_import(user=user, document=document)
         except ValidationError as error:
             raise CommandError(f"Nothing was imported:\n{_describe(error)}") from error
-        self.stdout.write(self.style.SUCCESS(
-            f"Imported {report.claims} claims, {report.contexts} contexts, {report.tags} tags "
-            f"and {report.entities} entities into {user.email}; the next claim is "
-            f"#{report.last_claim_number + 1}."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Imported {report.claims} claims, {report.contexts} contexts, {report.tags} tags "
+                f"and {report.entities} entities into {user.email}; the next claim is "
+                f"#{report.last_claim_number + 1}."
+            )
+        )
