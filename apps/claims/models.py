@@ -138,6 +138,8 @@ class Claim(models.Model):
         ]
         indexes = [
             models.Index(fields=["user", "status", "-updated_at"]),
+            # Newest first across statuses: autocomplete's typo branch and recent lists.
+            models.Index(fields=["user", "-updated_at"], name="claim_user_recent_idx"),
             models.Index(
                 fields=["user", "pinned"], condition=models.Q(pinned=True), name="claim_pinned_idx"
             ),

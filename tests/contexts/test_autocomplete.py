@@ -49,6 +49,30 @@ def test_numbers_statement_words_domains_and_typos(user: User, memory: None) -> 
     )
 
 
+def test_typos_are_matched_among_the_newest_claims_only(
+    user: User, memory: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The typo branch is bounded to the newest FUZZY_WINDOW claims (its cost grows with
+    every row it scores); older claims stay reachable by prefix, number and words."""
+    from apps.contexts import autocomplete
+
+    monkeypatch.setattr(
+        autocomplete,
+        "_FUZZY_SQL",
+        autocomplete._FUZZY_SQL.replace(f"LIMIT {autocomplete.FUZZY_WINDOW})", "LIMIT 1)"),
+    )
+    claim_create(user=user, statement="Newest claim", friendly_id="newest_claim")
+
+    assert reference_suggestions(user=user, query="newst_claim")[0].friendly_id == "newest_claim"
+    assert all(
+        s.friendly_id != "prefer_morning"
+        for s in reference_suggestions(user=user, query="prefr_mornin")
+    )
+    assert reference_suggestions(user=user, query="prefer_morn")[0].friendly_id == (
+        "prefer_morning"
+    )
+
+
 def test_another_users_memory_never_appears(user: User, other_user: User, memory: None) -> None:
     assert reference_suggestions(user=other_user, query="alpha") == []
 
