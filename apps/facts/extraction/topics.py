@@ -6,6 +6,7 @@ shape of a value: "BTC" says nothing about which list it belongs to.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -129,13 +130,23 @@ def find_topic_phrases(text: str) -> list[tuple[str, Span]]:
     return found
 
 
-def _mentions(text: str, topic: str) -> bool:
-    """Whether ``text`` names ``topic`` as words, singular or plural ("tv_show" ~ "TV shows")."""
+# Topics are few per project but every message of a turn checks them all, and with
+# hundreds of lists `re`'s own cache (512 patterns) would recompile them every time.
+_TOPIC_CACHE_SIZE = 8192
+
+
+@functools.lru_cache(maxsize=_TOPIC_CACHE_SIZE)
+def _mention_pattern(topic: str) -> re.Pattern[str]:
     parts = [re.escape(p) for p in topic.split("_")]
     parts[-1] = parts[-1] + r"(?:s|es)?"
     if topic.endswith("y"):
         parts[-1] = f"(?:{parts[-1]}|{re.escape(topic.split('_')[-1][:-1])}ies)"
-    return re.search(r"\b" + r"[\s_-]+".join(parts) + r"\b", text, re.I) is not None
+    return re.compile(r"\b" + r"[\s_-]+".join(parts) + r"\b", re.I)
+
+
+def _mentions(text: str, topic: str) -> bool:
+    """Whether ``text`` names ``topic`` as words, singular or plural ("tv_show" ~ "TV shows")."""
+    return _mention_pattern(topic).search(text) is not None
 
 
 def resolve_topic(
@@ -224,8 +235,10 @@ def resolve_topic(
     return TopicResolution(None)
 
 
+@functools.lru_cache(maxsize=_TOPIC_CACHE_SIZE)
 def normalize_topic_slug(topic: str | None) -> str | None:
-    """A stored or user-given topic in canonical form ("Cryptos" -> ``crypto``)."""
+    """A stored or user-given topic in canonical form ("Cryptos" -> ``crypto``); cached,
+    as every stored topic of a project is normalised for each message."""
     if not topic:
         return None
     return normalize_topic(topic.replace("_", " "))
