@@ -137,9 +137,36 @@ def attach(data_dir: Path, *, database: str = DATABASE_NAME) -> EmbeddedServer:
             pid=int(info.pid),
         )
         _ensure_database(server, database)
+        _configure(server)
         server.databases.add(database)
         _attached[data_dir] = server
         return server
+
+
+# Server settings the embedded server is given (``ALTER SYSTEM``: kept in its data
+# directory, in force from its next start, as the server is shared by every process using
+# it). PostgreSQL's default of 128 MB of shared buffers holds a third of the HNSW index of
+# a large account's chunks; search then reads most index pages through the OS cache.
+SERVER_SETTINGS = {"shared_buffers": os.environ.get("CAIRN_EMBEDDED_SHARED_BUFFERS", "1GB")}
+
+
+def _configure(server: EmbeddedServer) -> None:
+    import psycopg
+
+    with psycopg.connect(
+        dbname="postgres",
+        autocommit=True,
+        **server.connection_params(),  # type: ignore[arg-type]
+    ) as conn:
+        for name, value in SERVER_SETTINGS.items():
+            row = conn.execute(
+                "SELECT setting FROM pg_file_settings WHERE name = %s AND applied IS NOT NULL "
+                "ORDER BY seqno DESC LIMIT 1",
+                [name],
+            ).fetchone()
+            if row is None or row[0] != value:
+                conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+                logger.info("embedded database: %s = %s from its next start", name, value)
 
 
 def _ensure_database(server: EmbeddedServer, database: str) -> None:

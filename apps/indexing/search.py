@@ -33,6 +33,7 @@ from .search_queries import (
     nearest,
     search_session,
     text_rankings,
+    text_rankings_beside,
     user_chunks,
     user_claims,
 )
@@ -92,13 +93,14 @@ def hybrid_search(
     when the caller has it already)."""
     if not query.strip():
         return []
+    depth = _depth(k)
+    scopes = _scopes(user, project, kinds, exclude_message_ids)
+    text_result = text_rankings_beside(scopes, query, depth)
     if vector is None:
         vector = get_embedding_provider().embed_query(query)
-    depth = _depth(k)
     with search_session():
-        scopes = _scopes(user, project, kinds, exclude_message_ids)
         by_vector = nearest(scopes, vector, depth)
-        by_text = text_rankings(scopes, query, depth)
+    by_text = text_result()
     fused = fuse((by_vector, 1.0), (by_text.all_words, 1.0), (by_text.any_words, ANY_WORDS_WEIGHT))
     return _hits(fused[: _clamp(k)], by_vector, by_text.merged())
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -197,3 +198,38 @@ def _ranked_text(
         for scope in scopes
     ]
     return sorted(_union(lists), key=lambda candidate: -candidate.value)
+
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def text_rankings_beside(scopes: list[Scope], query: str, limit: int) -> Callable[[], TextRankings]:
+    """Start ``text_rankings`` on another thread and database connection, so that it runs
+    while this one embeds the query and searches by vector; returns the function that
+    waits for the result. Full-text search needs neither the embedding nor the vector
+    results, and running them side by side takes the shorter one off a search's time.
+
+    Inside a transaction the rankings run here, later, on this connection: another
+    connection could not see rows the transaction has not committed.
+    """
+    threads = int(settings.CAIRN_SEARCH_THREADS)
+    if threads <= 0 or connection.in_atomic_block:
+        return lambda: _text_rankings_in_session(scopes, query, limit)
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cairn-search")
+    return _pool.submit(_text_rankings_on_own_connection, scopes, query, limit).result
+
+
+def _text_rankings_in_session(scopes: list[Scope], query: str, limit: int) -> TextRankings:
+    with search_session():
+        return text_rankings(scopes, query, limit)
+
+
+def _text_rankings_on_own_connection(scopes: list[Scope], query: str, limit: int) -> TextRankings:
+    # Connected for this search only and closed after it, like a request's connection:
+    # an idle one would outlive a database restart, or block dropping a test database.
+    try:
+        return _text_rankings_in_session(scopes, query, limit)
+    finally:
+        connection.close()

@@ -212,3 +212,6 @@ CAIRN_INDEX_MAX_CHUNKS = env.int("CAIRN_INDEX_MAX_CHUNKS", default=2000)
 # per-user filtering loses nothing). 240 keeps recall@10 ≥ 0.95 at 100,000 chunks a user
 # (bench/bench_search.py); lower is faster and less exact.
 CAIRN_SEARCH_EF_SEARCH = env.int("CAIRN_SEARCH_EF_SEARCH", default=240)
+# Threads (each with its own short-lived connection) that run a hybrid search's full-text
+# rankings beside its embedding and vector search; 0 runs them one after the other.
+CAIRN_SEARCH_THREADS = env.int("CAIRN_SEARCH_THREADS", default=4)

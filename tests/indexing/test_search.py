@@ -245,3 +245,42 @@ def test_per_user_filter_loses_nothing_with_the_hnsw_index(
             [user.pk, str(query.tolist())],
         )
         assert cursor.fetchone()[0] < 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_text_rankings_run_beside_on_their_own_connection(
+    user: User,
+    project: Project,
+    committed: Committed,
+    settings: object,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Outside a transaction the full-text rankings run on a pool thread (and its own
+    connection, closed afterwards) while this thread embeds and searches by vector; the
+    results are those of running everything here."""
+    import threading
+
+    from apps.indexing import search_queries
+
+    index_files(project, committed, **{"trip.md": TRIP, "garden.txt": GARDEN})
+    settings.CAIRN_SEARCH_THREADS = 0  # type: ignore[attr-defined]
+    alone = hybrid_search(user=user, query="Lisbon trip budget basil")
+    settings.CAIRN_SEARCH_THREADS = 2  # type: ignore[attr-defined]
+    ran_on: list[str] = []
+    original = search_queries._text_rankings_on_own_connection
+
+    def spy(*args: object) -> object:
+        ran_on.append(threading.current_thread().name)
+        result = original(*args)  # type: ignore[arg-type]
+        assert connection.connection is None  # closed, not left idle in the pool
+        return result
+
+    monkeypatch.setattr(search_queries, "_text_rankings_on_own_connection", spy)
+    beside = hybrid_search(user=user, query="Lisbon trip budget basil")
+
+    assert ran_on
+    assert ran_on[0].startswith("cairn-search")
+    assert [(h.kind, h.chunk_id, h.score) for h in beside] == [
+        (h.kind, h.chunk_id, h.score) for h in alone
+    ]
+    assert beside[0].document_path == "trip.md"
