@@ -99,6 +99,31 @@ async def test_it_answers_from_the_sources_most_relevant_first_with_citations() 
 
 
 @pytest.mark.asyncio
+async def test_a_long_passage_is_quoted_from_the_sentence_that_answers_the_question() -> None:
+    registry = SourceRegistry()
+    passage = (
+        "The tower was built in 1871 from granite carried across the sound on barges. " * 5
+        + "The lighthouse keeper's boat is called Marigold. She is painted yellow."
+    )
+    registry.register("document", "41", "skerry-point.txt", passage, 0.56)
+
+    text = text_of(
+        await collect(
+            OfflineProvider().stream(
+                system="S",
+                messages=ask("What is the lighthouse keeper's boat called?"),
+                sources=registry.items(),
+            )
+        )
+    )
+
+    assert (
+        "- skerry-point.txt: “…The lighthouse keeper's boat is called Marigold. "
+        "She is painted yellow.” [1]"
+    ) in text.splitlines()
+
+
+@pytest.mark.asyncio
 async def test_it_is_deterministic_and_shows_at_most_max_sources() -> None:
     registry = SourceRegistry()
     for n in range(8):

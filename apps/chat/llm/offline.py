@@ -42,6 +42,9 @@ _MEMORY_LINE = re.compile(
     r"^- \[(?P<label>[^\]]*)\] \[[^\]]*\] #(?P<number>\d+) (?P<rest>.*)$", re.MULTILINE
 )
 _WORD = re.compile(r"[a-z0-9]+")
+# Where the next sentence starts: after . ! ? or an ellipsis, closing quotes or brackets,
+# and whitespace.
+_SENTENCE_BREAK = re.compile("[.!?\u2026][\"'\u201d\u2019)\\]]*\\s+")
 _PIECE = re.compile(r"\S+\s*|\s+")
 _STOPWORDS = frozenset(
     {
@@ -149,7 +152,7 @@ def compose_offline_reply(
     terms = _terms(asked)
     ranked = sorted(sources, key=lambda item: (-_overlap(terms, item), item.number))
     chosen = ranked[:max_sources]
-    lines = [f"- {_describe(item)} [{item.number}]" for item in chosen]
+    lines = [f"- {_describe(item, terms)} [{item.number}]" for item in chosen]
     intro = f"{OFFLINE_NOTICE}, so here is what your memory holds"
     intro += f" for “{asked}”:" if asked else ":"
     more = len(sources) - len(chosen)
@@ -178,16 +181,30 @@ def _remembered_reply(statement: str, result: ToolResult) -> str:
     return f"Noted. I saved this to your memory: “{statement}”. {result.content}".strip()
 
 
-def _describe(item: SourceItem) -> str:
-    excerpt = " ".join(item.excerpt.split())
-    if len(excerpt) > _EXCERPT_CHARS:
-        excerpt = excerpt[: _EXCERPT_CHARS - 1].rsplit(" ", 1)[0] + "…"
+def _describe(item: SourceItem, terms: set[str]) -> str:
+    excerpt = _quote(" ".join(item.excerpt.split()), terms)
     title = " ".join(item.title.split())
     if item.kind == "claim" or not title:
         return excerpt or title
     if item.kind == "fact":
         return f"{title}: {excerpt}"
     return f"{title}: “{excerpt}”"
+
+
+def _quote(text: str, terms: set[str]) -> str:
+    """About ``_EXCERPT_CHARS`` of a source: all of a short one; of a longer one (a file's
+    passage is up to 2,048 characters), what follows the first sentence sharing the most
+    words with the question, since that is where the answer is (the start if none does)."""
+    if len(text) <= _EXCERPT_CHARS:
+        return text
+    starts = [0, *(match.end() for match in _SENTENCE_BREAK.finditer(text))]
+    ends = [*starts[1:], len(text)]
+    overlaps = [len(terms & _terms(text[a:b])) for a, b in zip(starts, ends, strict=True)]
+    start = starts[overlaps.index(max(overlaps))]
+    quote = text[start:]
+    if len(quote) > _EXCERPT_CHARS:
+        quote = quote[: _EXCERPT_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return ("…" if start else "") + quote
 
 
 def _terms(text: str) -> set[str]:

@@ -196,23 +196,28 @@ def register_sources(
         fact_lines.append(FactLine(key=fact.fact_key, value=fact.value_text, source_number=number))
     chunk_lines = []
     for hit in chunks:
+        # The whole passage, not the search hit's short excerpt: the answer to the question
+        # may be anywhere in a 2,048-character chunk, and the model (and the alignment
+        # review, which reads the registry) can only use and check what it is shown.
         number = registry.register(
             hit.kind,
             hit.chunk_id,
             hit.title,
-            hit.excerpt,
+            hit.text,
             score=hit.vector_similarity,
             url=_chunk_url(hit),
         )
-        chunk_lines.append(ChunkLine(title=hit.title, text=hit.excerpt, source_number=number))
+        chunk_lines.append(ChunkLine(title=hit.title, text=hit.text, source_number=number))
     return registry, fact_lines, chunk_lines
 
 
 def _chunk_url(hit: Any) -> str | None:
+    """Where a cited passage is shown: the message in its conversation, or the passage on
+    its document's page (``files/document.html`` anchors each as ``chunk-<id>``)."""
     if hit.kind == "message" and hit.conversation_id:
         return reverse("chat:conversation", args=[hit.conversation_id]) + f"#m-{hit.message_id}"
     if hit.kind == "document" and hit.document_id:
-        return reverse("files:document", args=[hit.document_id])
+        return reverse("files:document", args=[hit.document_id]) + f"#chunk-{hit.chunk_id}"
     return None
 
 
