@@ -8,30 +8,15 @@ from playwright.sync_api import Page, expect
 
 from apps.claims.models import Claim
 from apps.claims.services import claim_create
-from tests.factories import DEFAULT_PASSWORD, UserFactory
+from tests.browser.helpers import log_in, start_conversation
 
 pytestmark = pytest.mark.browser
-
-
-def log_in(page: Page, server: str) -> Any:
-    user = UserFactory(email="chatter@example.com")
-    page.goto(f"{server}/login/")
-    page.locator("#id_username").fill(user.email)
-    page.locator("#id_password").fill(DEFAULT_PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("link", name="Chat")).to_have_attribute("aria-current", "page")
-    return user
-
-
-def start_conversation(page: Page) -> None:
-    page.get_by_role("button", name="Start a conversation").click()
-    expect(page.locator("#conn-state")).to_have_text(re.compile("connected"))
 
 
 def test_chat_with_autocomplete_citations_sources_and_memory(
     page: Page, server: str, shot: Any
 ) -> None:
-    user = log_in(page, server)
+    user = log_in(page, server, email="chatter@example.com")
     claim_create(
         user=user,
         statement="I prefer morning workouts",
@@ -61,7 +46,7 @@ def test_chat_with_autocomplete_citations_sources_and_memory(
 
 
 def test_a_ranked_list_shows_in_the_facts_badge(page: Page, server: str, shot: Any) -> None:
-    log_in(page, server)
+    log_in(page, server, email="chatter@example.com")
     start_conversation(page)
 
     page.locator("#composer-input").fill("my #1 crypto is BTC")
@@ -75,7 +60,7 @@ def test_a_ranked_list_shows_in_the_facts_badge(page: Page, server: str, shot: A
 def test_a_suggested_memory_is_approved_from_the_knowledge_page(
     page: Page, server: str, shot: Any
 ) -> None:
-    user = log_in(page, server)
+    user = log_in(page, server, email="chatter@example.com")
     start_conversation(page)
     page.locator("#composer-input").fill("I prefer green tea. What should I cook tonight?")
     page.locator("#composer-input").press("Enter")

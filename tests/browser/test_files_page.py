@@ -9,12 +9,11 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.test import Client
 from playwright.sync_api import Page, expect
 
 from apps.indexing.models import Document, DocumentStatus, Source, SourceKind, SourceStatus
 from apps.projects.services import project_ensure_personal
-from tests.factories import UserFactory
+from tests.browser.helpers import log_in
 from tests.indexing.conftest import fake_provider, media_root  # noqa: F401 - fixtures
 
 pytestmark = [
@@ -39,18 +38,8 @@ def static_files(page: Page) -> None:
     page.route(re.compile(r".*/static/.*"), fulfil)
 
 
-def log_in(page: Page, server: str) -> Any:
-    user = UserFactory(email="files@example.com")
-    client = Client()
-    client.force_login(user)
-    page.context.add_cookies(
-        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": server}]
-    )
-    return user
-
-
 def test_drop_files_to_upload_them(page: Page, server: str, shot: Any) -> None:
-    log_in(page, server)
+    log_in(page, server, email="files@example.com")
     page.goto(f"{server}/files/")
     shot("empty")
 
@@ -69,7 +58,7 @@ def test_drop_files_to_upload_them(page: Page, server: str, shot: Any) -> None:
 
 
 def test_progress_updates_without_a_reload(page: Page, server: str, shot: Any) -> None:
-    user = log_in(page, server)
+    user = log_in(page, server, email="files@example.com")
     project = project_ensure_personal(user=user)
     source = Source.objects.create(
         project=project,
