@@ -128,7 +128,7 @@ def recall_at_10(user: object, vectors: list[np.ndarray], kind: str) -> float:
 
     recalls = []
     for vector in vectors:
-        with search_session():
+        with search_session([kind]):
             approximate = {c.id for c in nearest(scopes(), vector, 10)}  # type: ignore[arg-type]
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SET LOCAL enable_indexscan = off")

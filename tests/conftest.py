@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from rest_framework.test import APIClient
@@ -42,3 +43,13 @@ def redis_url() -> str:
             "REDIS_URL is not set: Redis-backed behaviour is tested in CI (.ci/run sets it)"
         )
     return url
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_pool_connections(django_db_setup: None) -> Iterator[None]:
+    """Pool threads (config/concurrency.py) keep their connections between tasks; they
+    must be closed before pytest-django drops the test database."""
+    yield
+    from config.concurrency import close_pool_connections
+
+    close_pool_connections()

@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from apps.claims.models import Claim
+from config.concurrency import run_beside
 
 from .embeddings import Vector, get_embedding_provider
 from .models import Chunk
@@ -33,7 +34,7 @@ from .search_queries import (
     nearest,
     search_session,
     text_rankings,
-    text_rankings_beside,
+    text_rankings_in_session,
     user_chunks,
     user_claims,
 )
@@ -95,10 +96,11 @@ def hybrid_search(
         return []
     depth = _depth(k)
     scopes = _scopes(user, project, kinds, exclude_message_ids)
-    text_result = text_rankings_beside(scopes, query, depth)
+    # Full-text search needs neither the embedding nor the vector results: it runs beside.
+    text_result = run_beside(text_rankings_in_session, scopes, query, depth)
     if vector is None:
         vector = get_embedding_provider().embed_query(query)
-    with search_session():
+    with search_session([scope.kind for scope in scopes]):
         by_vector = nearest(scopes, vector, depth)
     by_text = text_result()
     fused = fuse((by_vector, 1.0), (by_text.all_words, 1.0), (by_text.any_words, ANY_WORDS_WEIGHT))
@@ -120,8 +122,9 @@ def vector_search(
         if not query.strip():
             return []
         vector = get_embedding_provider().embed_query(query)
-    with search_session():
-        ranked = nearest(_scopes(user, project, kinds, exclude_message_ids), vector, _clamp(k))
+    scopes = _scopes(user, project, kinds, exclude_message_ids)
+    with search_session([scope.kind for scope in scopes]):
+        ranked = nearest(scopes, vector, _clamp(k))
     ranked = ranked[: _clamp(k)]
     return _hits([(c, c.value) for c in ranked], ranked, [])
 
@@ -138,8 +141,8 @@ def text_search(
     """Best by full-text rank alone."""
     if not query.strip():
         return []
-    with search_session():
-        scopes = _scopes(user, project, kinds, exclude_message_ids)
+    scopes = _scopes(user, project, kinds, exclude_message_ids)
+    with search_session([scope.kind for scope in scopes]):
         ranked = text_rankings(scopes, query, _clamp(k)).merged()[: _clamp(k)]
     return _hits([(c, c.value) for c in ranked], [], ranked)
 

@@ -212,6 +212,8 @@ CAIRN_INDEX_MAX_CHUNKS = env.int("CAIRN_INDEX_MAX_CHUNKS", default=2000)
 # per-user filtering loses nothing). 240 keeps recall@10 ≥ 0.95 at 100,000 chunks a user
 # (bench/bench_search.py); lower is faster and less exact.
 CAIRN_SEARCH_EF_SEARCH = env.int("CAIRN_SEARCH_EF_SEARCH", default=240)
-# Threads (each with its own short-lived connection) that run a hybrid search's full-text
-# rankings beside its embedding and vector search; 0 runs them one after the other.
-CAIRN_SEARCH_THREADS = env.int("CAIRN_SEARCH_THREADS", default=4)
+# Claims alone (the chat turn's claim search) need a smaller list: see ef_search_for.
+CAIRN_SEARCH_EF_SEARCH_CLAIMS = env.int("CAIRN_SEARCH_EF_SEARCH_CLAIMS", default=120)
+# Threads (each with its own short-lived connection) that run independent parts of a
+# search or a chat turn side by side (config/concurrency.py); 0 runs them in turn.
+CAIRN_BESIDE_THREADS = env.int("CAIRN_BESIDE_THREADS", default=4)

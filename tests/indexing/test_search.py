@@ -3,6 +3,8 @@ claim statuses, and the iterative HNSW scan that keeps per-user filtering comple
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from django.db import connection
@@ -248,38 +250,35 @@ def test_per_user_filter_loses_nothing_with_the_hnsw_index(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_text_rankings_run_beside_on_their_own_connection(
+def test_text_rankings_run_beside_with_the_same_results(
     user: User,
     project: Project,
     committed: Committed,
     settings: object,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Outside a transaction the full-text rankings run on a pool thread (and its own
-    connection, closed afterwards) while this thread embeds and searches by vector; the
-    results are those of running everything here."""
+    """Outside a transaction the full-text rankings run on a pool thread while this one
+    embeds and searches by vector; the hits are those of running everything here."""
     import threading
 
-    from apps.indexing import search_queries
+    from apps.indexing import search
 
     index_files(project, committed, **{"trip.md": TRIP, "garden.txt": GARDEN})
-    settings.CAIRN_SEARCH_THREADS = 0  # type: ignore[attr-defined]
+    settings.CAIRN_BESIDE_THREADS = 0  # type: ignore[attr-defined]
     alone = hybrid_search(user=user, query="Lisbon trip budget basil")
-    settings.CAIRN_SEARCH_THREADS = 2  # type: ignore[attr-defined]
+    settings.CAIRN_BESIDE_THREADS = 2  # type: ignore[attr-defined]
     ran_on: list[str] = []
-    original = search_queries._text_rankings_on_own_connection
+    original = search.text_rankings_in_session
 
-    def spy(*args: object) -> object:
+    def spy(*args: Any) -> Any:
         ran_on.append(threading.current_thread().name)
-        result = original(*args)  # type: ignore[arg-type]
-        assert connection.connection is None  # closed, not left idle in the pool
-        return result
+        return original(*args)
 
-    monkeypatch.setattr(search_queries, "_text_rankings_on_own_connection", spy)
+    monkeypatch.setattr(search, "text_rankings_in_session", spy)
     beside = hybrid_search(user=user, query="Lisbon trip budget basil")
 
-    assert ran_on
-    assert ran_on[0].startswith("cairn-search")
+    assert ran_on == [ran_on[0]]
+    assert ran_on[0].startswith("cairn-beside")
     assert [(h.kind, h.chunk_id, h.score) for h in beside] == [
         (h.kind, h.chunk_id, h.score) for h in alone
     ]

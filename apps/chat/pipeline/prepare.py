@@ -26,6 +26,7 @@ from apps.chat.selectors import conversation_recent_messages
 from apps.chat.services import message_append
 from apps.contexts.reference_parser import ParsedReference, parse_references
 from apps.contexts.references import ReferenceResolution, resolve_parsed
+from config.concurrency import run_beside
 
 from .memory import gather_memory
 from .types import (
@@ -259,6 +260,9 @@ def prepare_turn(
 ) -> PreparedTurn:
     """Steps 1–8 (distillation, step 7, is async and done by the caller when wanted)."""
     validate_request(request)
+    # The question is embedded (CPU, no database) while the message and its facts are
+    # saved; references, resolved below, rarely change the text searched with.
+    early_vector = run_beside(embed_query, request.text)
     message = save_user_message(conversation=conversation, request=request)
     fact_counts, rank_spans = persist_facts(
         conversation=conversation, message=message, request=request
@@ -271,7 +275,19 @@ def prepare_turn(
     ]
     index_status = enqueue_indexing(message=message)
     query = parsed.clean_text or request.text
-    query_vector = embed_query(query)
+    query_vector = early_vector()
+    if query != request.text:
+        query_vector = embed_query(query)
+    # Files and past chats are searched beside the claims and facts (on another thread and
+    # connection, when no transaction is open): the searches share nothing but the query.
+    chunks_found = run_beside(
+        relevant_chunks,
+        user=user,
+        conversation=conversation,
+        query=query,
+        message=message,
+        query_vector=query_vector,
+    )
     memory = gather_memory(
         user=user,
         conversation=conversation,
@@ -289,13 +305,7 @@ def prepare_turn(
         retrieved=topic_count,
         ambiguous_topics=fact_counts.ambiguous_topics,
     )
-    chunks = relevant_chunks(
-        user=user,
-        conversation=conversation,
-        query=query,
-        message=message,
-        query_vector=query_vector,
-    )
+    chunks = chunks_found()
     registry, fact_lines, chunk_lines = register_sources(memory=memory, facts=facts, chunks=chunks)
     system_prompt = build_system_prompt(
         memory_lines=memory_lines(memory),
