@@ -199,7 +199,9 @@ def _hits(
 ) -> list[SearchHit]:
     similarity = {(c.kind, c.id): c.value for c in by_vector}
     rank = {(c.kind, c.id): c.value for c in by_text}
-    claims = Claim.objects.in_bulk([c.id for c, _ in fused if c.kind == "claim"])
+    claims = Claim.objects.defer("embedding", "search_vector").in_bulk(
+        [c.id for c, _ in fused if c.kind == "claim"]
+    )
     chunks = (
         Chunk.objects.select_related("document", "message__conversation")
         .defer("embedding", "search_vector")

@@ -125,18 +125,27 @@ def compile_scopes(chunks: QuerySet[Chunk] | None, claims: QuerySet[Claim] | Non
 
 
 def nearest(scopes: list[Scope], vector: Vector, limit: int) -> list[Candidate]:
-    """The ``limit`` nearest rows of each scope, merged by cosine similarity."""
+    """The ``limit`` nearest rows of each scope, merged by cosine similarity.
+
+    Scopes that need the same ``ef_search`` share one statement; claims and chunks
+    together take two, each with its own (claims at 240 cost as much as chunks)."""
     literal = "[" + ",".join(map(str, vector.tolist())) + "]"
-    lists = [
-        (
-            scope.kind,
-            f"SELECT s.id, s.embedding <=> %s::vector AS value FROM ({scope.sql}) AS s "
-            "ORDER BY value LIMIT %s",
-            [literal, *scope.params, limit],
+    by_ef: dict[int, list[tuple[str, str, list[Any]]]] = {}
+    for scope in scopes:
+        by_ef.setdefault(ef_search_for([scope.kind]), []).append(
+            (
+                scope.kind,
+                f"SELECT s.id, s.embedding <=> %s::vector AS value FROM ({scope.sql}) AS s "
+                "ORDER BY value LIMIT %s",
+                [literal, *scope.params, limit],
+            )
         )
-        for scope in scopes
-    ]
-    found = [Candidate(c.kind, c.id, 1.0 - c.value) for c in _union(lists)]
+    found = []
+    for ef_search, lists in by_ef.items():
+        if len(by_ef) > 1:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
+        found += [Candidate(c.kind, c.id, 1.0 - c.value) for c in _union(lists)]
     # relaxed_order may return neighbours slightly out of order: sorted here.
     return sorted(found, key=lambda candidate: -candidate.value)
 
