@@ -2,7 +2,8 @@
 against a real uvicorn server (the offline provider, no word delay) on 127.0.0.1.
 
 Reports turns per second, time to first delta and whole turns (p50 / p95 / p99), HTTP page
-latency, errors, and the server's memory, for N = 10, 50 and 200.
+latency, errors, and the memory of each process (the ASGI server, and the django-q2
+worker cluster running beside it as in `make run`), for N = 10, 50 and 200.
 
 Run: .venv/bin/python bench/bench_load.py [--users 10 50 200] [--turns 3]
 """
@@ -13,6 +14,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -99,7 +101,18 @@ def run_level(users: int, turns: int) -> None:
         "CAIRN_CHAT_RATE_LIMIT": "100000/60",
         "CAIRN_OFFLINE_WORD_DELAY": "0",
         "CAIRN_Q_SYNC": "false",
+        "CAIRN_WARM_UP": "1",  # as `make run` serves: models loaded at start
     }
+    # The worker runs beside the server, as in `make run`: indexing and memory extraction
+    # of every turn are queued to it and compete for the same two cores.
+    worker = subprocess.Popen(
+        [sys.executable, "manage.py", "qcluster"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     server = subprocess.Popen(
         [
             sys.executable,
@@ -128,6 +141,7 @@ def run_level(users: int, turns: int) -> None:
                 break
             except OSError:
                 time.sleep(0.2)
+        time.sleep(2)  # the warm-up (models, about a second) finishes before users arrive
         stats: dict[str, list[float]] = {"first": [], "turn": [], "http": [], "errors": []}
         start = time.perf_counter()
 
@@ -138,19 +152,37 @@ def run_level(users: int, turns: int) -> None:
 
         asyncio.run(everyone())
         wall = time.perf_counter() - start
-        rss = psutil.Process(server.pid).memory_info().rss / 2**20
         done = len(stats["turn"])
         print(
             f"N={users:<4} {done} turns in {wall:.1f} s = {done / wall:.1f} turns/s, "
-            f"errors {len(stats['errors'])}, server RSS {rss:.0f} MB"
+            f"errors {len(stats['errors'])}"
         )
+        print(f"       memory (RSS)    {_memory(server.pid, worker.pid)}")
         print(f"       first delta ms  {summary(stats['first'])}")
         print(f"       whole turn ms   {summary(stats['turn'])}")
         print(f"       HTTP page ms    {summary(stats['http'])}")
     finally:
         server.terminate()
         server.wait(timeout=30)
+        # The cluster stops its whole process group; what is still queued is dropped.
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=30)
         User.objects.filter(email__startswith="loaduser-").delete()
+
+
+def _memory(server_pid: int, worker_pid: int) -> str:
+    """Resident memory of each process: the ASGI server, and the django-q2 cluster's
+    processes (its monitor, pusher and workers are children of the one started)."""
+    parts = [f"server {psutil.Process(server_pid).memory_info().rss / 2**20:.0f} MB"]
+    cluster = psutil.Process(worker_pid)
+    processes = [cluster, *cluster.children(recursive=True)]
+    sizes = sorted((p.memory_info().rss / 2**20 for p in processes), reverse=True)
+    parts.append(
+        f"worker cluster {len(sizes)} processes: "
+        + ", ".join(f"{size:.0f}" for size in sizes)
+        + f" MB (sum {sum(sizes):.0f} MB)"
+    )
+    return "; ".join(parts)
 
 
 def main() -> None:
