@@ -17,8 +17,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
+from bench._server import free_port, start_uvicorn  # noqa: E402
 
 
 def _session_cookie(user) -> str:  # type: ignore[no-untyped-def]
@@ -73,12 +72,6 @@ async def _overhead(user, conversation, turns: int) -> list[float]:  # type: ign
             pass
     await ws.disconnect()
     return samples
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def _one_client(
@@ -164,7 +157,7 @@ def main() -> None:
     for n in range(args.clients):
         user = User.objects.create_user(email=f"load-{n}@bench.invalid", password="x" * 12)
         sessions.append((_session_cookie(user), str(conversation_create(user=user).id)))
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "BENCH_DELTAS": str(args.deltas),
@@ -173,32 +166,8 @@ def main() -> None:
         "CAIRN_CHAT_RATE_LIMIT": "1000/60",
         "CAIRN_Q_SYNC": "false",
     }
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "bench.asgi_bench:application",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-            "--lifespan",
-            "off",
-            "--ws",
-            "websockets",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
+    server = start_uvicorn("bench.asgi_bench:application", port, env)
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
         asyncio.run(_concurrent(port, sessions, args.deltas))
     finally:
         server.terminate()

@@ -25,7 +25,8 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
-from bench.bench_chat import _free_port, _session_cookie  # noqa: E402
+from bench._server import free_port, start_uvicorn  # noqa: E402
+from bench.bench_chat import _session_cookie  # noqa: E402
 from bench.providers import summary  # noqa: E402
 
 QUESTIONS = [
@@ -93,7 +94,7 @@ def run_level(users: int, turns: int) -> None:
         user = User.objects.create_user(email=f"loaduser-{n}@bench.invalid", password="x" * 12)
         claim_create(user=user, statement="I prefer morning workouts before work")
         sessions.append((_session_cookie(user), str(conversation_create(user=user).id)))
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "CAIRN_DB_NAME": "cairn_bench",
@@ -113,34 +114,9 @@ def run_level(users: int, turns: int) -> None:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "config.asgi:application",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-            "--lifespan",
-            "off",
-            "--ws",
-            "websockets",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
+    server = None
     try:
-        from bench.bench_chat import socket
-
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        server = start_uvicorn("config.asgi:application", port, env)
         time.sleep(2)  # the warm-up (models, about a second) finishes before users arrive
         stats: dict[str, list[float]] = {"first": [], "turn": [], "http": [], "errors": []}
         start = time.perf_counter()
@@ -162,8 +138,9 @@ def run_level(users: int, turns: int) -> None:
         print(f"       whole turn ms   {summary(stats['turn'])}")
         print(f"       HTTP page ms    {summary(stats['http'])}")
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
         # The cluster stops its whole process group; what is still queued is dropped.
         os.killpg(worker.pid, signal.SIGKILL)
         worker.wait(timeout=30)
