@@ -206,13 +206,13 @@ def register_sources(
             hit.title,
             hit.text,
             score=hit.vector_similarity,
-            url=_chunk_url(hit),
+            url=passage_url(hit),
         )
         chunk_lines.append(ChunkLine(title=hit.title, text=hit.text, source_number=number))
     return registry, fact_lines, chunk_lines
 
 
-def _chunk_url(hit: Any) -> str | None:
+def passage_url(hit: Any) -> str | None:
     """Where a cited passage is shown: the message in its conversation, or the passage on
     its document's page (``files/document.html`` anchors each as ``chunk-<id>``)."""
     if hit.kind == "message" and hit.conversation_id:

@@ -7,6 +7,7 @@ so the answer can cite a memory it just saved or found with `[N]` like any other
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -27,8 +28,10 @@ from apps.chat.llm.tools import (
 from apps.chat.models import Message
 from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
 from apps.claims.services import claim_retract, claim_update
+from apps.indexing.models import Chunk
 
 from .dedupe import claim_add_or_reinforce
+from .prepare import passage_url
 from .threads import in_worker_thread
 
 if TYPE_CHECKING:
@@ -124,10 +127,32 @@ class TurnTools:
                 lines.append(f"[{self._register_claim(claim)}] #{claim.number} {claim.statement}")
             else:
                 number = self.registry.register(
-                    hit.kind, str(hit.chunk_id), hit.title, hit.excerpt, score=hit.vector_similarity
+                    hit.kind,
+                    str(hit.chunk_id),
+                    hit.title,
+                    hit.excerpt,
+                    score=hit.vector_similarity,
+                    url=passage_url(hit),
                 )
                 lines.append(f"[{number}] {hit.title}: {hit.excerpt}")
         return "\n".join(lines)
+
+    def _document_of(self, ref_id: str) -> str:
+        """A ``document`` source is a whole document (its UUID, registered by this tool) or
+        one passage of it (a chunk id, registered by the turn's search): either way, the
+        document to read."""
+        try:
+            return str(uuid.UUID(ref_id))
+        except ValueError:
+            pass
+        document_id = (
+            Chunk.objects.filter(user=self.user, pk=int(ref_id), document__isnull=False)
+            .values_list("document_id", flat=True)
+            .first()
+        )
+        if document_id is None:
+            raise ToolInputError("That passage's document is no longer indexed.")
+        return str(document_id)
 
     def read_document(self, data: ReadDocumentInput) -> str:
         from apps.indexing.selectors import document_text_for_user
@@ -137,7 +162,7 @@ class TurnTools:
             item = self.registry.get(data.source_number)
             if item is None or item.kind != "document":
                 raise ToolInputError(f"[{data.source_number}] is not a document of this turn.")
-            document_id = item.ref_id
+            document_id = self._document_of(item.ref_id)
         if not document_id:
             raise ToolInputError("Name the document by its source number or id.")
         title, text, doc_id = document_text_for_user(user=self.user, key=document_id)
