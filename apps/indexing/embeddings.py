@@ -88,7 +88,7 @@ class MiniLMOnnxProvider:
         tokenizer_file: Path | None = None,
         batch_size: int = 32,
         threads: int | None = None,
-        spin_wait: bool = False,
+        spin_wait: bool = True,
     ) -> None:
         model_file = model_file or default_model_file()
         tokenizer_file = tokenizer_file or default_tokenizer_file()
@@ -123,13 +123,15 @@ class MiniLMOnnxProvider:
         # inter-op pool would only contend with the first on a small machine.
         options.intra_op_num_threads = threads or _usable_cpus()
         options.inter_op_num_threads = 1
-        # Spinning pool threads take about 2 ms off a query on an idle machine, but on two
-        # cores shared with the web server, the worker and PostgreSQL they burn CPU the
-        # others need: measured here, queries during indexing got slower (p95 about
-        # doubled) and so did the indexing. bench/bench_embeddings.py shows both.
+        # Pool threads spin while a run is going (waking sleeping ones costs about 0.7 ms
+        # of a 4 ms query) and stop when it ends: left spinning between runs, on two cores
+        # shared with the web server, the worker and PostgreSQL, they burned the CPU the
+        # others needed (queries during indexing got slower, p95 about doubled).
+        # bench/bench_embeddings.py compares this with no spinning at all.
         options.add_session_config_entry(
             "session.intra_op.allow_spinning", "1" if spin_wait else "0"
         )
+        options.add_session_config_entry("session.force_spinning_stop", "1")
         options.log_severity_level = 3
         try:
             self._session = ort.InferenceSession(
