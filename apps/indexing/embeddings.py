@@ -88,7 +88,7 @@ class MiniLMOnnxProvider:
         tokenizer_file: Path | None = None,
         batch_size: int = 32,
         threads: int | None = None,
-        spin_wait: bool = True,
+        spin_wait: bool = False,
     ) -> None:
         model_file = model_file or default_model_file()
         tokenizer_file = tokenizer_file or default_tokenizer_file()
@@ -123,11 +123,12 @@ class MiniLMOnnxProvider:
         # inter-op pool would only contend with the first on a small machine.
         options.intra_op_num_threads = threads or _usable_cpus()
         options.inter_op_num_threads = 1
-        # Pool threads spin while a run is going (waking sleeping ones costs about 0.7 ms
-        # of a 4 ms query) and stop when it ends: left spinning between runs, on two cores
-        # shared with the web server, the worker and PostgreSQL, they burned the CPU the
-        # others needed (queries during indexing got slower, p95 about doubled).
-        # bench/bench_embeddings.py compares this with no spinning at all.
+        # No spinning. On an idle machine spinning pool threads take about 0.7 ms off a
+        # 4 ms query, but on two cores shared with the web server, the worker and
+        # PostgreSQL a spinning thread waits on one that is not running: measured here,
+        # query p50 rose from 6.9 to 9.1 ms under load, and between runs they burned CPU
+        # the others needed (force_spinning_stop ends that part, if spinning is chosen).
+        # bench/bench_embeddings.py compares the two.
         options.add_session_config_entry(
             "session.intra_op.allow_spinning", "1" if spin_wait else "0"
         )
