@@ -5,60 +5,33 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import websockets
-from django.db import connection
 from django.test import Client
 
 from apps.chat.models import Message
 from apps.chat.services import conversation_create
 from tests.factories import UserFactory
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_for_port(port: int, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"nothing listens on {port}")
+from tests.processes import ROOT, free_port, process_env, wait_for_port
 
 
 @pytest.fixture
 def cluster(transactional_db: None, redis_url: str) -> Iterator[list[int]]:
-    env = {
-        **os.environ,
-        "REDIS_URL": redis_url,
-        "DJANGO_SETTINGS_MODULE": "config.settings.test",
-        # The processes share this test's database, so they see what the test commits.
-        "CAIRN_DB_NAME": str(connection.settings_dict["NAME"]),
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "Q_WORKERS": "1",
-        "CAIRN_OFFLINE_WORD_DELAY": "0",
-        "CAIRN_Q_SYNC": "false",
-    }
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    ports = [_free_port(), _free_port()]
+    # The processes share this test's database, so they see what the test commits.
+    env = process_env(
+        REDIS_URL=redis_url,
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        Q_WORKERS="1",
+        CAIRN_OFFLINE_WORD_DELAY="0",
+    )
+    ports = [free_port(), free_port()]
     processes = [
         subprocess.Popen(
             [
@@ -89,7 +62,7 @@ def cluster(transactional_db: None, redis_url: str) -> Iterator[list[int]]:
     ]
     try:
         for port in ports:
-            _wait_for_port(port)
+            wait_for_port(port)
         yield ports
     finally:
         for process in processes:

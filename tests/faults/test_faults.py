@@ -4,7 +4,6 @@ turns, and Redis going away and coming back."""
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -22,6 +21,7 @@ from apps.chat.services import conversation_create
 from tests.chat.helpers import connect, events_until, of_type
 from tests.chat.test_llm_anthropic import FakeAnthropic, message_start, sse, text_block
 from tests.factories import UserFactory
+from tests.processes import free_port
 
 
 @pytest.mark.django_db(transaction=True)
@@ -89,12 +89,6 @@ async def test_a_turn_after_the_database_dropped_every_connection_works() -> Non
     await ws.disconnect()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _start_redis(port: int) -> subprocess.Popen[bytes]:
     server = subprocess.Popen(
         [
@@ -126,7 +120,7 @@ def private_redis(redis_url: str) -> Iterator[tuple[int, list[subprocess.Popen[b
     """A Redis of this test's own, which it may stop and start at will."""
     if not shutil.which("redis-server"):
         pytest.skip("redis-server is not installed")
-    port = _free_port()
+    port = free_port()
     servers = [_start_redis(port)]
     yield port, servers
     for server in servers:

@@ -2,14 +2,19 @@
 
 Unit tests that only need *some* consistent vectors use ``HashEmbeddingProvider`` (set
 ``CAIRN_EMBEDDING_PROVIDER = "tests.indexing.fakes.HashEmbeddingProvider"`` or pass it in);
-integration tests use the real model.
+integration tests use the real model. ``GatedHashEmbeddingProvider`` holds a worker
+process in the middle of indexing, for the tests that kill it there.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import threading
+import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -66,3 +71,32 @@ class HashEmbeddingProvider:
             return vector
         normalised: Vector = vector / norm
         return normalised
+
+
+class GatedHashEmbeddingProvider(HashEmbeddingProvider):
+    """``HashEmbeddingProvider`` (same name, same vectors) that another process can hold
+    in the middle of indexing, chosen through ``CAIRN_EMBEDDING_PROVIDER`` in a worker's
+    environment.
+
+    While the file named by ``CAIRN_TEST_EMBED_GATE`` exists, every call after the first
+    ``CAIRN_TEST_EMBED_FREE_CALLS`` (default 0) writes ``<gate>.held`` (the number of
+    texts) and then waits until the gate file is removed, or the process is killed.
+    Without the variable it is the plain fake."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        gate = os.environ.get("CAIRN_TEST_EMBED_GATE", "")
+        self.gate = Path(gate) if gate else None
+        self.free_calls = int(os.environ.get("CAIRN_TEST_EMBED_FREE_CALLS", "0"))
+        self._calls = 0
+        self._calls_lock = threading.Lock()
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        with self._calls_lock:
+            self._calls += 1
+            call = self._calls
+        if self.gate is not None and call > self.free_calls and self.gate.exists():
+            self.gate.with_name(self.gate.name + ".held").write_text(str(len(texts)))
+            while self.gate.exists():
+                time.sleep(0.02)
+        return super().embed_documents(texts)

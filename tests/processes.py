@@ -1,0 +1,79 @@
+"""Real processes for the tests that need them (the scale-out and the fault tests): the
+site's web server and django-q2 workers, started as `make run` starts them but on this
+test's database."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+def process_env(**overrides: str | None) -> dict[str, str]:
+    """The environment of a process sharing this test's database, so it sees what a
+    ``transactional_db`` test commits; its jobs go to the real queue (``CAIRN_Q_SYNC``).
+    An override of None removes the variable."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        # The test database's own name ("test_…"): the process is not a test run and
+        # would otherwise use the development database.
+        "CAIRN_DB_NAME": str(connection.settings_dict["NAME"]),
+        "CAIRN_Q_SYNC": "false",
+    }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    for name, value in overrides.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
+
+
+def start_qcluster(env: dict[str, str], log: Path | None = None) -> subprocess.Popen[bytes]:
+    """``manage.py qcluster`` in a session of its own, so ``kill_group`` reaches its
+    forked workers too; its output goes to ``log`` (else nowhere)."""
+    with contextlib.ExitStack() as stack:
+        output = stack.enter_context(log.open("ab")) if log is not None else subprocess.DEVNULL
+        return subprocess.Popen(
+            [sys.executable, "manage.py", "qcluster"],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def kill_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the process and every process of its session (started with
+    ``start_new_session``), as the OOM killer or a pulled plug would, and reap it."""
+    with contextlib.suppress(ProcessLookupError):  # already gone
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
