@@ -74,6 +74,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--texts", type=int, default=1000)
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--passages", type=int, default=600)
     parser.add_argument("--reference", type=int, default=40, help="texts for the fp32 check")
     args = parser.parse_args()
 
@@ -103,19 +104,7 @@ def main() -> None:
         f"p95 {spin_p95:.2f} ms; p50 ratio to the default {spin_p50 / p50:.2f}"
     )
 
-    provider.embed_documents(texts[:64])  # warm-up
-    rates = {}
-    for batch_size in (16, 32, 64):
-        provider.batch_size = batch_size
-        started = time.perf_counter()
-        provider.embed_documents(texts)
-        rates[batch_size] = len(texts) / (time.perf_counter() - started)
-    provider.batch_size = 32
-    best = max(rates.values())
-    print(f"throughput on {len(texts)} short texts (documents/s, ratio to the best):")
-    for batch_size, rate in rates.items():
-        default = "  (default)" if batch_size == 32 else ""
-        print(f"  batch {batch_size:>2}: {rate:7.1f}/s  {rate / best:.2f}{default}")
+    _print_throughput(provider, texts, passages(args.passages))
 
     _print_reference_agreement(provider, texts[: args.reference])
 
@@ -127,6 +116,62 @@ def main() -> None:
             f"other processes kept {others / wall:.2f} of {_usable_cpus()} cores busy during "
             "this run; figures are only comparable when that is near 0"
         )
+
+
+def passages(count: int, seed: int = 5) -> list[str]:
+    """File passages as indexing cuts them (bench_indexing's documents), most of them past
+    the model's 256 word pieces."""
+    from apps.indexing.chunking import chunk_file_text
+    from bench.bench_indexing import document_size, paragraph
+
+    rng = random.Random(seed)
+    found: list[str] = []
+    while len(found) < count:
+        found += [chunk.text for chunk in chunk_file_text(paragraph(rng, document_size(rng)))]
+    return found[:count]
+
+
+BATCHINGS = {
+    "32 texts a batch (before)": {"batch_tokens": None, "max_batch": 32},
+    "256 word pieces a batch": {"batch_tokens": 256},
+    "512 word pieces (default)": {},
+    "1024 word pieces a batch": {"batch_tokens": 1024},
+}
+
+
+def _print_throughput(provider: object, texts: list[str], long_texts: list[str]) -> None:
+    """Texts a second for each batching, on short texts and on file passages, each embedded
+    in one call and in calls of 256 (as indexing flushes); rounds alternate the order."""
+    from apps.indexing.embeddings import MiniLMOnnxProvider
+
+    assert isinstance(provider, MiniLMOnnxProvider)
+    provider.embed_documents(long_texts[:64])  # warm-up
+    workloads = {
+        f"{len(texts)} short texts": (texts, len(texts)),
+        f"{len(long_texts)} passages": (long_texts, len(long_texts)),
+        f"{len(long_texts)} passages, calls of 256": (long_texts, 256),
+    }
+    seconds: dict[tuple[str, str], float] = {}
+    for round_ in range(2):
+        names = list(BATCHINGS) if round_ == 0 else list(reversed(BATCHINGS))
+        for name in names:
+            options = {"batch_tokens": 512, "max_batch": 64, **BATCHINGS[name]}
+            provider.batch_tokens = options["batch_tokens"]
+            provider.max_batch = options["max_batch"]
+            for workload, (items, call) in workloads.items():
+                started = time.perf_counter()
+                for first in range(0, len(items), call):
+                    provider.embed_documents(items[first : first + call])
+                elapsed = time.perf_counter() - started
+                seconds[name, workload] = min(seconds.get((name, workload), elapsed), elapsed)
+    provider.batch_tokens, provider.max_batch = 512, 64
+    print("throughput (texts/s, best of 2 rounds; ratio to the default batching):")
+    for workload, (items, _) in workloads.items():
+        default = len(items) / seconds["512 word pieces (default)", workload]
+        print(f"  {workload}:")
+        for name in BATCHINGS:
+            rate = len(items) / seconds[name, workload]
+            print(f"    {name:<28} {rate:7.1f}/s  {rate / default:.2f}")
 
 
 def query_latency(provider: object, queries: list[str]) -> tuple[float, float]:

@@ -16,7 +16,7 @@ import importlib
 import importlib.resources
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -75,6 +75,15 @@ class MiniLMOnnxProvider:
 
     Texts longer than ``max_seq_length`` word pieces are truncated, as
     sentence-transformers does for this model.
+
+    ``embed_documents`` sorts its texts by length and runs them in batches of at most
+    ``batch_tokens`` word pieces once padded to the batch's longest text (and at most
+    ``max_batch`` texts); ``batch_tokens=None`` makes batches of ``max_batch`` texts
+    whatever their length. A budget of 256–512 word pieces embedded 2,048-character file
+    passages 18 % faster than batches of 32 texts, and short texts 4 % faster: large
+    batches of long texts spill out of the CPU's caches, and every text in them is padded
+    to the longest. It also makes a call of a few hundred texts nearly as fast per text
+    as one of thousands (bench/bench_embeddings.py compares them).
     """
 
     name = "all-MiniLM-L6-v2-int8"
@@ -86,7 +95,8 @@ class MiniLMOnnxProvider:
         *,
         model_file: Path | None = None,
         tokenizer_file: Path | None = None,
-        batch_size: int = 32,
+        batch_tokens: int | None = 512,
+        max_batch: int = 64,
         threads: int | None = None,
         spin_wait: bool = False,
     ) -> None:
@@ -95,9 +105,10 @@ class MiniLMOnnxProvider:
         for path, what in ((model_file, "ONNX model"), (tokenizer_file, "tokenizer")):
             if not path.is_file():
                 raise EmbeddingModelMissing(f"The {what} file {path} does not exist.")
-        if batch_size < 1:
-            raise ValueError("batch_size must be at least 1")
-        self.batch_size = batch_size
+        if max_batch < 1 or (batch_tokens is not None and batch_tokens < 1):
+            raise ValueError("max_batch and batch_tokens must be at least 1")
+        self.batch_tokens = batch_tokens
+        self.max_batch = max_batch
 
         # Imported here rather than at module level: onnxruntime takes a noticeable
         # fraction of a second to import, and most importers only need the interface.
@@ -149,12 +160,29 @@ class MiniLMOnnxProvider:
         if not texts:
             return vectors
         encodings = self._tokenizer.encode_batch(list(texts))
+        lengths = [len(encoding.ids) for encoding in encodings]
         # Batching texts of similar length keeps padding, and so wasted work, small.
-        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
-        for first in range(0, len(order), self.batch_size):
-            rows = order[first : first + self.batch_size]
+        order = sorted(range(len(encodings)), key=lengths.__getitem__)
+        for rows in self._batches(order, lengths):
             vectors[rows] = self._embed_encodings([encodings[i] for i in rows])
         return vectors
+
+    def _batches(self, order: list[int], lengths: list[int]) -> Iterator[list[int]]:
+        """Consecutive runs of ``order`` (indexes by ascending length) that fit the budget.
+        Each new text is the longest of its batch so far, so the batch's padded size is
+        its length times the batch's count."""
+        batch: list[int] = []
+        for index in order:
+            full = len(batch) == self.max_batch or (
+                self.batch_tokens is not None
+                and (len(batch) + 1) * lengths[index] > self.batch_tokens
+            )
+            if batch and full:
+                yield batch
+                batch = []
+            batch.append(index)
+        if batch:
+            yield batch
 
     def embed_query(self, text: str) -> Vector:
         vector: Vector = self._embed_encodings([self._tokenizer.encode(text)])[0]

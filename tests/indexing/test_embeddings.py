@@ -96,6 +96,37 @@ def test_batched_documents_equal_single_queries(provider: MiniLMOnnxProvider) ->
     np.testing.assert_allclose(batched, single, atol=1e-4)
 
 
+def test_batches_keep_within_the_token_budget() -> None:
+    # Given texts of mixed lengths, sorted as embed_documents sorts them
+    lengths = [3, 5, 5, 40, 41, 90, 100, 256, 256, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7]
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+
+    # When they are cut into batches of at most 64 padded word pieces and 4 texts
+    small = MiniLMOnnxProvider(batch_tokens=64, max_batch=4)
+    batches = list(small._batches(order, lengths))
+
+    # Then every text is in exactly one batch, in the sorted order
+    assert [index for batch in batches for index in batch] == order
+    for batch in batches:
+        padded = len(batch) * max(lengths[index] for index in batch)
+        # and a batch is over the budget only when it is one text too long on its own
+        assert padded <= 64 or len(batch) == 1
+        assert len(batch) <= 4
+    assert [lengths[i] for i in batches[-1]] == [256]
+
+
+def test_vectors_do_not_depend_on_the_batching(provider: MiniLMOnnxProvider) -> None:
+    texts = TEXTS * 7
+    by_count = MiniLMOnnxProvider(batch_tokens=None, max_batch=32).embed_documents(texts)
+
+    np.testing.assert_allclose(provider.embed_documents(texts), by_count, atol=1e-4)
+
+
+def test_a_batch_budget_below_one_is_rejected() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        MiniLMOnnxProvider(batch_tokens=0)
+
+
 def test_embedding_is_deterministic(provider: MiniLMOnnxProvider) -> None:
     first = provider.embed_documents(TEXTS)
     second = provider.embed_documents(TEXTS)
