@@ -16,14 +16,14 @@ from django.db import connection
 from django_q.conf import Conf
 from django_q.models import OrmQ, Task
 
-from apps.indexing.models import DocumentStatus, Source, SourceStatus
+from apps.indexing.models import Document, DocumentStatus, Source, SourceStatus
 from apps.indexing.services import documents_upload
 from apps.projects.services import project_ensure_personal
 from tests.factories import UserFactory
 from tests.processes import kill_group, process_env, start_qcluster
 
-# About 300 passages: more than one embedding flush (FLUSH_CHUNKS = 256), so the first
-# document's chunks are committed before the second one is embedded.
+# About 300 passages: more than one embedding flush (FLUSH_CHUNKS = 128), so the first
+# document's chunks are written on their own, while the second one is embedded.
 LONG_TEXT = "\n\n".join(
     f"Paragraph {n} talks about mountain trail number {n} and the weather there." * 6
     for n in range(1200)
@@ -119,9 +119,18 @@ def test_worker_killed_mid_indexing_the_task_reruns_and_finishes_without_duplica
     assert queued.task["args"][0] == [str(first.pk), str(second.pk)]
 
     # A worker indexes the upload: the long document is written, the next one is being
-    # embedded when the whole cluster is killed.
+    # embedded when the whole cluster is killed. (The second is embedded while the first
+    # is written, so its embedding being held does not yet mean the first is committed.)
     clusters.append(start_qcluster(env, log))
-    _wait_until(held.exists, 30, "the worker did not reach the second document", log)
+    _wait_until(
+        lambda: (
+            held.exists()
+            and Document.objects.filter(pk=first.pk, status=DocumentStatus.INDEXED).exists()
+        ),
+        30,
+        "the worker did not write the first document and reach the second",
+        log,
+    )
     kill_group(clusters[0])
 
     first.refresh_from_db()

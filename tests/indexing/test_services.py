@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -67,6 +68,32 @@ def test_upload_is_stored_under_the_user_and_indexed(
         1,
         1,
     )
+
+
+def test_each_passage_keeps_its_own_vector_when_batches_overlap(
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    monkeypatch: pytest.MonkeyPatch,
+    committed: Committed,
+) -> None:
+    # Given a flush after every document, so each is embedded while the one before it is
+    # written and the one after it is read
+    monkeypatch.setattr("apps.indexing.services.documents.FLUSH_CHUNKS", 1)
+    files = [upload(f"trail{n}.txt", LONG_TEXT.replace("trail", f"trail{n}")) for n in range(5)]
+
+    # When they are indexed
+    with committed():
+        documents_upload(project=project, files=files)
+
+    # Then every passage is stored with the vector of its own text
+    chunks = list(Chunk.objects.filter(project=project))
+    documents = Document.objects.filter(source__project=project)
+    assert len(chunks) == sum(document.chunk_count for document in documents)
+    assert len(fake_provider.batches) == 5
+    for chunk in chunks:
+        assert chunk.embedding is not None
+        np.testing.assert_allclose(chunk.embedding, fake_provider._vector(chunk.text), atol=1e-6)
 
 
 @pytest.mark.parametrize(

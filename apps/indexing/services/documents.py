@@ -1,7 +1,8 @@
 """Indexing documents: extract → chunk → embed → replace the chunks in one transaction.
 
 Documents are processed a few at a time and the chunks of several documents are embedded
-in one call, so the model always sees full batches. Each document's outcome is recorded on
+in one call, so the model always sees full batches; while it embeds one batch, the next is
+read and the last one written (``EmbedAhead``). Each document's outcome is recorded on
 its row (indexed, skipped with the reason, failed with a readable error) and one bad file
 never stops the others. Only an error that is not about a file (the database, the model)
 escapes, for the task to retry.
@@ -12,26 +13,29 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
 
 from ..chunking import chunk_file_text
-from ..embeddings import EmbeddingProvider, get_embedding_provider
+from ..embeddings import EmbeddingProvider, Matrix, get_embedding_provider
 from ..extract import ExtractionError, extract_text
 from ..models import Chunk, Document, DocumentStatus
 from .chunk_writes import Prepared, chunks_replace
+from .embed_ahead import EmbedAhead
 from .files import UnsafePath, document_file_path, file_mtime, file_sha256
 from .progress import ProgressBatch, source_document_finished
 
 logger = logging.getLogger(__name__)
 
-FLUSH_CHUNKS = 256
-"""Embed once this many chunks are waiting. The model sorts each call's texts by length
-before batching them, so larger calls waste less on padding (128 ran 8 % slower than one
-call for everything); much larger ones would make the progress bar move in big jumps."""
+FLUSH_CHUNKS = 128
+"""Embed once this many chunks are waiting. Since the model batches by word pieces
+(``MiniLMOnnxProvider.batch_tokens``), calls of 128 passages embed as fast per passage as
+one call for a thousand (bench/bench_embeddings.py); smaller flushes let the next batch be
+read and the last one written sooner, and move the progress bar in smaller steps."""
 
 
 @dataclass
@@ -76,29 +80,63 @@ def documents_index(
     )
     Document.objects.filter(pk__in=[d.pk for d in documents]).update(status=DocumentStatus.INDEXING)
     progress = ProgressBatch()
-    pending: list[Prepared] = []
+    writing = partial(
+        _write, model_name=provider.name, run=run, progress=progress, done=on_document_done
+    )
     try:
-        for position, document in enumerate(documents):
-            # At least one document per call, so a continuation always makes progress.
-            if position and deadline is not None and time.monotonic() > deadline:
-                run.remaining = [str(later.pk) for later in documents[position:]]
-                Document.objects.filter(pk__in=run.remaining).update(status=DocumentStatus.PENDING)
-                break
-            progress.started(source_id=document.source_id, path=document.path)
-            prepared = _prepare(document, provider=provider, force=force, run=run)
-            if prepared is None:
-                _finished(document, progress, on_document_done)
-                continue
-            pending.append(prepared)
-            if sum(len(p.chunks) for p in pending) >= FLUSH_CHUNKS:
-                _embed_and_write(pending, provider=provider, run=run, progress=progress,
-                                 done=on_document_done)  # fmt: skip
-                pending = []
-        _embed_and_write(pending, provider=provider, run=run, progress=progress,
-                         done=on_document_done)  # fmt: skip
+        with EmbedAhead[list[Prepared]](provider) as embedder:
+            batches = _read_in_batches(
+                documents,
+                provider=provider,
+                force=force,
+                deadline=deadline,
+                run=run,
+                progress=progress,
+                done=on_document_done,
+            )
+            for batch in batches:
+                embedder.submit(batch, [chunk.text for item in batch for chunk in item.chunks])
+                # The batch just queued is embedded while the one before it is written.
+                for embedded, vectors in embedder.finished(keep=1):
+                    writing(embedded, vectors)
+            for embedded, vectors in embedder.finished():
+                writing(embedded, vectors)
     finally:
         progress.flush()
     return run
+
+
+def _read_in_batches(
+    documents: list[Document],
+    *,
+    provider: EmbeddingProvider,
+    force: bool,
+    deadline: float | None,
+    run: IndexRun,
+    progress: ProgressBatch,
+    done: DocumentDone | None,
+) -> Iterator[list[Prepared]]:
+    """The documents read and chunked, in batches of about ``FLUSH_CHUNKS`` chunks. Those
+    needing no embedding get their outcome here; past the deadline the rest go back to
+    pending, listed in ``run.remaining``."""
+    pending: list[Prepared] = []
+    for position, document in enumerate(documents):
+        # At least one document per call, so a continuation always makes progress.
+        if position and deadline is not None and time.monotonic() > deadline:
+            run.remaining = [str(later.pk) for later in documents[position:]]
+            Document.objects.filter(pk__in=run.remaining).update(status=DocumentStatus.PENDING)
+            break
+        progress.started(source_id=document.source_id, path=document.path)
+        prepared = _prepare(document, provider=provider, force=force, run=run)
+        if prepared is None:
+            _finished(document, progress, done)
+            continue
+        pending.append(prepared)
+        if sum(len(item.chunks) for item in pending) >= FLUSH_CHUNKS:
+            yield pending
+            pending = []
+    if pending:
+        yield pending
 
 
 def _prepare(
@@ -175,19 +213,17 @@ def _is_current(document: Document, sha256: str, model_name: str) -> bool:
     )
 
 
-def _embed_and_write(
-    pending: list[Prepared],
+def _write(
+    batch: list[Prepared],
+    vectors: Matrix,
     *,
-    provider: EmbeddingProvider,
+    model_name: str,
     run: IndexRun,
     progress: ProgressBatch,
     done: DocumentDone | None,
 ) -> None:
-    if not pending:
-        return
-    vectors = provider.embed_documents([c.text for item in pending for c in item.chunks])
-    written = chunks_replace(pending, vectors, provider.name)
-    for item in pending:
+    written = chunks_replace(batch, vectors, model_name)
+    for item in batch:
         if item.document.pk in written:
             run.indexed.append(str(item.document.pk))
             run.chunks_written += len(item.chunks)
