@@ -61,6 +61,37 @@ def test_scan_indexes_the_folder_by_its_globs(
     assert (source.status, source.progress_done, source.progress_total) == ("ready", 2, 2)
 
 
+def test_a_scan_indexes_its_first_documents_itself_and_queues_the_rest(
+    source: Source,
+    fake_provider: HashEmbeddingProvider,
+    monkeypatch: pytest.MonkeyPatch,
+    committed: Committed,
+) -> None:
+    # Given tasks of one document, and a queue that only records what it is given
+    monkeypatch.setattr(tasks, "DOCUMENTS_PER_TASK", 1)
+    queued: list[tuple[str, tuple[object, ...]]] = []
+    monkeypatch.setattr(
+        "apps.indexing.services.queue.enqueue_on_commit",
+        lambda name, *args, **options: queued.append((name, args)),
+    )
+
+    # When the scan task runs
+    summary = scan(source, committed)
+
+    # Then it indexed one document itself and queued the other, not both
+    assert summary.startswith("2 files: 2 new")
+    assert summary.endswith(
+        "first 1: 1 indexed (1 chunks), 0 unchanged, 0 skipped, 0 failed, 0 queued again"
+    )
+    statuses = paths(source)
+    assert sorted(statuses.values()) == ["indexed", "pending"]
+    [waiting] = [path for path, status in statuses.items() if status == "pending"]
+    waiting_id = str(Document.objects.get(source=source, path=waiting).pk)
+    assert queued == [("index_documents", ([waiting_id], False))]
+    source.refresh_from_db()
+    assert (source.status, source.progress_done, source.progress_total) == ("indexing", 1, 2)
+
+
 def test_unchanged_files_are_not_read_again(
     source: Source, fake_provider: HashEmbeddingProvider, committed: Committed
 ) -> None:
