@@ -141,7 +141,7 @@ BATCHINGS = {
 
 def _print_throughput(provider: object, texts: list[str], long_texts: list[str]) -> None:
     """Texts a second for each batching, on short texts and on file passages, each embedded
-    in one call and in calls of 256 (as indexing flushes); rounds alternate the order."""
+    in one call and in calls of 128 (as indexing flushes); rounds alternate the order."""
     from apps.indexing.embeddings import MiniLMOnnxProvider
 
     assert isinstance(provider, MiniLMOnnxProvider)
@@ -149,7 +149,7 @@ def _print_throughput(provider: object, texts: list[str], long_texts: list[str])
     workloads = {
         f"{len(texts)} short texts": (texts, len(texts)),
         f"{len(long_texts)} passages": (long_texts, len(long_texts)),
-        f"{len(long_texts)} passages, calls of 256": (long_texts, 256),
+        f"{len(long_texts)} passages, calls of 128": (long_texts, 128),
     }
     seconds: dict[tuple[str, str], float] = {}
     for round_ in range(2):

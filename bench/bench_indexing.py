@@ -14,7 +14,7 @@ provider alone, in the same run. Each round's folder is indexed twice:
 The rounds rotate which of the three runs goes first, so that load from other processes
 falls on all alike.
 
-Run: .venv/bin/python bench/bench_indexing.py [--documents 1200] [--rounds 4]
+Run: .venv/bin/python bench/bench_indexing.py [--documents 1200] [--rounds 3] [--workers 2]
 Uses the database cairn_bench (never the dev one) and a temporary folder.
 """
 
@@ -127,9 +127,13 @@ def chunk_texts(folder: Path) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--documents", type=int, default=1200)
-    parser.add_argument("--rounds", type=int, default=4)
+    # A multiple of 3, so that each of the three runs goes first as often as the others.
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=2, help="Q_WORKERS (make run's: 2)")
     options = parser.parse_args()
     _django.setup(sync_jobs=False)
+
+    from django_q.brokers import get_broker
 
     from apps.accounts.models import User
     from apps.indexing.embeddings import get_embedding_provider
@@ -146,7 +150,8 @@ def main() -> None:
     provider.embed_documents([paragraph(warm_rng, document_size(warm_rng)) for _ in range(64)])
 
     rng = random.Random(42)
-    worker = start_worker()
+    get_broker().purge_queue()  # nothing left over from an interrupted run may be measured
+    worker = start_worker(options.workers)
     try:
         with tempfile.TemporaryDirectory(prefix="cairn-bench-") as temporary:
             warm_worker(Path(temporary) / "warm-up", project, random.Random(1))
@@ -160,7 +165,8 @@ def main() -> None:
                 folders.append((folder, chunk_texts(folder)))
             print(
                 f"{options.documents} documents in {options.rounds} rounds, "
-                f"{sum(len(texts) for _, texts in folders)} chunks",
+                f"{sum(len(texts) for _, texts in folders)} chunks; worker: qcluster with "
+                f"{options.workers} worker processes, {get_broker().info()} broker",
                 flush=True,
             )
             totals = measure(folders, project, provider)
@@ -246,9 +252,14 @@ def report(totals: dict[str, float], documents: int) -> None:
         )
 
 
-def start_worker() -> subprocess.Popen[bytes]:
+def start_worker(workers: int) -> subprocess.Popen[bytes]:
     """``manage.py qcluster`` on the bench database, in a session of its own."""
-    env = {**os.environ, "CAIRN_DB_NAME": "cairn_bench", "CAIRN_Q_SYNC": "false"}
+    env = {
+        **os.environ,
+        "CAIRN_DB_NAME": "cairn_bench",
+        "CAIRN_Q_SYNC": "false",
+        "Q_WORKERS": str(workers),
+    }
     return subprocess.Popen(
         [sys.executable, "manage.py", "qcluster"],
         cwd=ROOT,

@@ -163,26 +163,12 @@ class MiniLMOnnxProvider:
         lengths = [len(encoding.ids) for encoding in encodings]
         # Batching texts of similar length keeps padding, and so wasted work, small.
         order = sorted(range(len(encodings)), key=lengths.__getitem__)
-        for rows in self._batches(order, lengths):
+        batches = padded_batches(
+            order, lengths, batch_tokens=self.batch_tokens, max_batch=self.max_batch
+        )
+        for rows in batches:
             vectors[rows] = self._embed_encodings([encodings[i] for i in rows])
         return vectors
-
-    def _batches(self, order: list[int], lengths: list[int]) -> Iterator[list[int]]:
-        """Consecutive runs of ``order`` (indexes by ascending length) that fit the budget.
-        Each new text is the longest of its batch so far, so the batch's padded size is
-        its length times the batch's count."""
-        batch: list[int] = []
-        for index in order:
-            full = len(batch) == self.max_batch or (
-                self.batch_tokens is not None
-                and (len(batch) + 1) * lengths[index] > self.batch_tokens
-            )
-            if batch and full:
-                yield batch
-                batch = []
-            batch.append(index)
-        if batch:
-            yield batch
 
     def embed_query(self, text: str) -> Vector:
         vector: Vector = self._embed_encodings([self._tokenizer.encode(text)])[0]
@@ -208,6 +194,26 @@ class MiniLMOnnxProvider:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         normalised: Matrix = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
         return normalised
+
+
+def padded_batches(
+    order: Sequence[int], lengths: Sequence[int], *, batch_tokens: int | None, max_batch: int
+) -> Iterator[list[int]]:
+    """Consecutive runs of ``order`` (indexes into ``lengths``, by ascending length) of at
+    most ``max_batch`` texts and, padded to their longest, at most ``batch_tokens`` word
+    pieces; a text longer than the budget on its own is a batch of one. Each new text is
+    the longest of its batch so far, so the padded size is its length times the count."""
+    batch: list[int] = []
+    for index in order:
+        full = len(batch) == max_batch or (
+            batch_tokens is not None and (len(batch) + 1) * lengths[index] > batch_tokens
+        )
+        if batch and full:
+            yield batch
+            batch = []
+        batch.append(index)
+    if batch:
+        yield batch
 
 
 def default_model_file() -> Path:

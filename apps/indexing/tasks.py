@@ -47,9 +47,17 @@ def index_message(message_id: str, attempt: int = 1) -> str:
     return f"{count} chunks"
 
 
-def index_documents(document_ids: list[str], force: bool = False, attempt: int = 1) -> str:
+def _deadline() -> float:
+    """When a task that starts now must stop taking new documents."""
     timeout = float(settings.Q_CLUSTER.get("timeout") or 600)  # type: ignore[arg-type]
-    deadline = time.monotonic() + timeout * DEADLINE_SHARE
+    return time.monotonic() + timeout * DEADLINE_SHARE
+
+
+def index_documents(document_ids: list[str], force: bool = False, attempt: int = 1) -> str:
+    return _index_documents(document_ids, force, attempt, deadline=_deadline())
+
+
+def _index_documents(document_ids: list[str], force: bool, attempt: int, *, deadline: float) -> str:
     run = IndexRun()
     try:
         documents_index(document_ids=document_ids, force=force, deadline=deadline, run=run)
@@ -79,6 +87,7 @@ def index_document(document_id: str, force: bool = False, attempt: int = 1) -> s
 
 
 def scan_folder_source(source_id: str, attempt: int = 1) -> str:
+    deadline = _deadline()  # for the documents indexed here, after the scan
     try:
         # The first task's worth of documents is indexed right here, once the rest are
         # queued: this worker is free, and through the queue they would wait for a worker
@@ -104,7 +113,7 @@ def scan_folder_source(source_id: str, attempt: int = 1) -> str:
     )
     first = result.to_index[:DOCUMENTS_PER_TASK]
     if first:
-        summary += f"; first {len(first)}: {index_documents(first)}"
+        summary += f"; first {len(first)}: {_index_documents(first, False, 1, deadline=deadline)}"
     return summary
 
 

@@ -1,6 +1,7 @@
 """Faults: the worker killed in the middle of indexing. A real ``manage.py qcluster`` is
-SIGKILLed (with its forked workers) while it embeds an upload; django-q2 re-delivers the
-unacknowledged task to a fresh cluster, which finishes it with no duplicate chunks."""
+SIGKILLed (with its forked workers) while it embeds an upload, or a folder that its scan
+task indexes itself; django-q2 re-delivers the unacknowledged task to a fresh cluster,
+which finishes it with no duplicate chunks."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from django_q.conf import Conf
 from django_q.models import OrmQ, Task
 
 from apps.indexing.models import Document, DocumentStatus, Source, SourceStatus
-from apps.indexing.services import documents_upload
+from apps.indexing.services import documents_upload, source_create_folder
+from apps.indexing.services.queue import enqueue_now
 from apps.projects.services import project_ensure_personal
 from tests.factories import UserFactory
 from tests.processes import kill_group, process_env, start_qcluster
@@ -176,3 +178,89 @@ def test_worker_killed_mid_indexing_the_task_reruns_and_finishes_without_duplica
     source = Source.objects.get(pk=first.source_id)
     assert source.status == SourceStatus.READY
     assert source.progress_done == source.progress_total == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_worker_killed_while_a_scan_indexes_its_own_documents_the_rescan_finishes_them(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    clusters: list[subprocess.Popen[bytes]],
+) -> None:
+    # A scan task indexes its first documents itself (tasks.scan_folder_source), so a kill
+    # in the middle of them leaves the scan unacknowledged: django-q2 runs the scan again,
+    # which finds the unfinished document and indexes it, and leaves the finished one be.
+    monkeypatch.setattr(Conf, "SYNC", False)
+    monkeypatch.setattr(Conf, "ORM", "default")
+    folder = tmp_path / "guides"
+    folder.mkdir()
+    (folder / "a-trails.txt").write_text(LONG_TEXT)
+    (folder / "b-rivers.txt").write_text(NEXT_TEXT)
+    gate = tmp_path / "embed-gate"
+    held = tmp_path / "embed-gate.held"
+    log = tmp_path / "qcluster.log"
+    gate.touch()
+    env = process_env(
+        REDIS_URL=None,
+        PGAPPNAME=APP_NAME,
+        Q_WORKERS="1",
+        Q_TIMEOUT=str(Q_TIMEOUT),
+        Q_RETRY=str(Q_RETRY),
+        CAIRN_EMBEDDING_PROVIDER="tests.indexing.fakes.GatedHashEmbeddingProvider",
+        CAIRN_TEST_EMBED_GATE=str(gate),
+        CAIRN_TEST_EMBED_FREE_CALLS="1",
+    )
+    user = UserFactory()
+    source = source_create_folder(
+        user=user, project=project_ensure_personal(user=user), root_path=str(folder), trusted=True
+    )
+    enqueue_now("scan_folder_source", str(source.pk))
+    [queued] = OrmQ.objects.all()
+    task_id = queued.task["id"]
+
+    clusters.append(start_qcluster(env, log))
+    _wait_until(
+        lambda: (
+            held.exists()
+            and Document.objects.filter(path="a-trails.txt", status=DocumentStatus.INDEXED).exists()
+        ),
+        30,
+        "the scan task did not write the first document and reach the second",
+        log,
+    )
+    kill_group(clusters[0])
+
+    first = Document.objects.get(source=source, path="a-trails.txt")
+    second = Document.objects.get(source=source, path="b-rivers.txt")
+    written = sorted(first.chunks.values_list("pk", flat=True))
+    assert len(written) == first.chunk_count > 128
+    assert second.status == DocumentStatus.INDEXING
+    assert second.chunks.count() == 0
+    assert list(OrmQ.objects.values_list("pk", flat=True)) == [queued.pk]  # only the scan
+
+    gate.unlink()
+    clusters.append(
+        start_qcluster(
+            {**env, "CAIRN_EMBEDDING_PROVIDER": "tests.indexing.fakes.HashEmbeddingProvider"},
+            log,
+        )
+    )
+    _wait_until(
+        lambda: Task.objects.filter(id=task_id).exists() and not OrmQ.objects.exists(),
+        Q_RETRY + 30,
+        "the killed scan was not run again",
+        log,
+    )
+
+    rerun = Task.objects.get(id=task_id)
+    assert rerun.success, rerun.result
+    assert "1 retried, 1 unchanged" in rerun.result, rerun.result
+    assert "; first 1: 1 indexed" in rerun.result, rerun.result
+    for document in (first, second):
+        document.refresh_from_db()
+        assert document.status == DocumentStatus.INDEXED, document.error
+        indexes = sorted(document.chunks.values_list("chunk_index", flat=True))
+        assert indexes == list(range(document.chunk_count))  # each passage exactly once
+    assert sorted(first.chunks.values_list("pk", flat=True)) == written
+    source.refresh_from_db()
+    assert source.status == SourceStatus.READY
+    assert source.progress_done == source.progress_total

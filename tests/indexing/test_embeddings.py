@@ -18,6 +18,7 @@ from apps.indexing.embeddings import (
     MiniLMOnnxProvider,
     build_provider,
     get_embedding_provider,
+    padded_batches,
     reset_embedding_provider,
 )
 from tests.indexing.fakes import HashEmbeddingProvider
@@ -102,8 +103,7 @@ def test_batches_keep_within_the_token_budget() -> None:
     order = sorted(range(len(lengths)), key=lengths.__getitem__)
 
     # When they are cut into batches of at most 64 padded word pieces and 4 texts
-    small = MiniLMOnnxProvider(batch_tokens=64, max_batch=4)
-    batches = list(small._batches(order, lengths))
+    batches = list(padded_batches(order, lengths, batch_tokens=64, max_batch=4))
 
     # Then every text is in exactly one batch, in the sorted order
     assert [index for batch in batches for index in batch] == order

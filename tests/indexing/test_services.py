@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,13 +12,16 @@ import numpy as np
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.db import OperationalError
 
 from apps.accounts.consumers import user_group_name
 from apps.accounts.models import User
 from apps.claims.models import Claim
+from apps.indexing.embeddings import Matrix
 from apps.indexing.models import Chunk, Document, DocumentStatus, Source, SourceStatus
 from apps.indexing.selectors import document_text_for_user
 from apps.indexing.services import (
+    IndexRun,
     claims_embed,
     document_delete,
     documents_index,
@@ -25,6 +30,7 @@ from apps.indexing.services import (
     message_index_enqueue,
     upload_name_clean,
 )
+from apps.indexing.services import chunk_writes as chunks_writes
 from apps.projects.models import Project
 from tests.indexing import samples
 from tests.indexing.conftest import Committed, conversation_with, upload
@@ -94,6 +100,84 @@ def test_each_passage_keeps_its_own_vector_when_batches_overlap(
     for chunk in chunks:
         assert chunk.embedding is not None
         np.testing.assert_allclose(chunk.embedding, fake_provider._vector(chunk.text), atol=1e-6)
+
+
+class ThreadRecordingProvider(HashEmbeddingProvider):
+    """Records the thread of every call, and signals when the second one starts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[str] = []
+        self.second_call_started = threading.Event()
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        self.threads.append(threading.current_thread().name)
+        if len(self.threads) == 2:
+            self.second_call_started.set()
+        return super().embed_documents(texts)
+
+
+def test_the_next_batch_is_embedded_while_the_last_is_written(
+    project: Project, media_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given three documents, each a batch of its own, not yet indexed
+    monkeypatch.setattr("apps.indexing.services.documents.FLUSH_CHUNKS", 1)
+    provider = ThreadRecordingProvider()
+    results = documents_upload(
+        project=project, files=[upload(f"note{n}.txt", f"Note {n} on glaciers.") for n in range(3)]
+    )
+    real_chunks_replace = chunks_writes.chunks_replace
+    overlapped: list[bool] = []
+
+    def chunks_replace(prepared: Any, vectors: Any, model_name: str) -> Any:
+        # Writing the first batch waits for the model to start on the second: it only
+        # can if the two run side by side.
+        if not overlapped:
+            overlapped.append(provider.second_call_started.wait(timeout=10))
+        return real_chunks_replace(prepared, vectors, model_name)
+
+    monkeypatch.setattr("apps.indexing.services.documents.chunks_replace", chunks_replace)
+
+    # When they are indexed
+    run = documents_index(
+        document_ids=[result.document.pk for result in results], provider=provider
+    )
+
+    # Then the second batch was being embedded while the first was written, on the
+    # model's own thread, and every document was indexed
+    assert overlapped == [True]
+    assert len(provider.threads) == 3
+    assert all(name.startswith("cairn-embed") for name in provider.threads)
+    assert len(run.indexed) == 3
+    assert set(Document.objects.values_list("status", flat=True)) == {DocumentStatus.INDEXED}
+
+
+def test_a_failed_write_leaves_no_thread_and_no_document_finished(
+    project: Project,
+    media_root: Path,
+    fake_provider: HashEmbeddingProvider,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("apps.indexing.services.documents.FLUSH_CHUNKS", 1)
+    results = documents_upload(
+        project=project, files=[upload(f"note{n}.txt", f"Note {n} on deserts.") for n in range(3)]
+    )
+
+    def database_gone(*args: object) -> None:
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr("apps.indexing.services.documents.chunks_replace", database_gone)
+    run = IndexRun()
+
+    with pytest.raises(OperationalError, match="went away"):
+        documents_index(document_ids=[result.document.pk for result in results], run=run)
+
+    # Nothing is counted as finished (the task retries them all), and the model's thread
+    # has ended with the call
+    assert run.finished == set()
+    assert Chunk.objects.count() == 0
+    names = [thread.name for thread in threading.enumerate()]
+    assert not [name for name in names if name.startswith("cairn-embed")]
 
 
 @pytest.mark.parametrize(

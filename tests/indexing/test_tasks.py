@@ -92,6 +92,29 @@ def test_a_scan_indexes_its_first_documents_itself_and_queues_the_rest(
     assert (source.status, source.progress_done, source.progress_total) == ("indexing", 1, 2)
 
 
+def test_the_documents_a_scan_indexes_itself_keep_the_scan_task_s_deadline(
+    source: Source,
+    fake_provider: HashEmbeddingProvider,
+    monkeypatch: pytest.MonkeyPatch,
+    committed: Committed,
+) -> None:
+    # Given a deadline that passed as soon as the scan task started
+    monkeypatch.setattr(tasks, "DEADLINE_SHARE", -1.0)
+    queued: list[tuple[str, tuple[object, ...]]] = []
+    monkeypatch.setattr(
+        "apps.indexing.services.queue.enqueue_on_commit",
+        lambda name, *args, **options: queued.append((name, args)),
+    )
+
+    # When the scan task runs, both documents being its own to index
+    summary = scan(source, committed)
+
+    # Then it indexed one (a task always makes progress) and queued the other again
+    assert summary.endswith("1 queued again")
+    assert sorted(paths(source).values()) == ["indexed", "pending"]
+    assert [name for name, _ in queued] == ["index_documents"]
+
+
 def test_unchanged_files_are_not_read_again(
     source: Source, fake_provider: HashEmbeddingProvider, committed: Committed
 ) -> None:
