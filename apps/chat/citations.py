@@ -153,7 +153,9 @@ class SourceRegistry:
         if not items:
             return ""
         lines = [_footer_line(item) for item in items]
-        return "\n\n---\n**Sources:**\n" + "\n".join(lines)
+        # Two trailing spaces make a Markdown line break: with a bare newline the page
+        # showed every source on one line.
+        return "\n\n---\n**Sources:**\n" + "  \n".join(lines)
 
 
 def _cited_numbers(text: str) -> list[int]:

@@ -25,7 +25,7 @@ from apps.claims.models import Claim
 from config.concurrency import run_beside
 
 from .embeddings import Vector, get_embedding_provider
-from .models import Chunk
+from .models import Chunk, Document
 from .search_queries import (
     CHUNK_KINDS,
     Candidate,
@@ -248,7 +248,7 @@ def _chunk_hit(chunk: Chunk, **common: float | None) -> SearchHit:
             start=chunk.start,
             end=chunk.end,
             project_id=chunk.project_id,
-            title=document.path,
+            title=_passage_title(document, chunk),
             excerpt=_excerpt(chunk.text),
             text=chunk.text,
             created_at=document.indexed_at or chunk.created_at,
@@ -275,6 +275,14 @@ def _chunk_hit(chunk: Chunk, **common: float | None) -> SearchHit:
         created_at=message.created_at,
         **common,  # type: ignore[arg-type]
     )
+
+
+def _passage_title(document: Document, chunk: Chunk) -> str:
+    """The file's path, and which of its passages this is when it has several (two
+    passages of one file cited in one answer would otherwise look the same)."""
+    if document.chunk_count <= 1:
+        return document.path
+    return f"{document.path}, passage {chunk.chunk_index + 1} of {document.chunk_count}"
 
 
 def _excerpt(text: str) -> str:

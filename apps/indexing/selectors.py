@@ -68,6 +68,22 @@ def document_chunks(*, user: User, document: Document) -> QuerySet[Chunk]:
     return Chunk.objects.filter(user=user, document=document).order_by("chunk_index")
 
 
+def document_chunk_index(*, user: User, document: Document, chunk_id: str) -> int | None:
+    """Where the user's passage ``chunk_id`` stands in the document; None if it is not one
+    of its passages (gone since, another document's, or not an id at all)."""
+    try:
+        chunk_pk = int(chunk_id)
+    except ValueError:
+        return None
+    index: int | None = (
+        document_chunks(user=user, document=document)
+        .filter(pk=chunk_pk)
+        .values_list("chunk_index", flat=True)
+        .first()
+    )
+    return index
+
+
 def document_text_for_user(*, user: User, key: uuid.UUID | str) -> tuple[str, str, str]:
     """``(title, text, document id)`` of the user's indexed document, its text rebuilt from
     its chunks with the original character offsets (the whitespace between two chunks

@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -26,7 +27,14 @@ from apps.projects.services import project_ensure_personal
 from .extract.zipguard import format_bytes
 from .forms import FolderSourceForm, UploadForm
 from .models import Source
-from .selectors import document_chunks, document_get, document_list, source_get, source_list
+from .selectors import (
+    document_chunk_index,
+    document_chunks,
+    document_get,
+    document_list,
+    source_get,
+    source_list,
+)
 from .services import (
     document_delete,
     document_reindex,
@@ -38,7 +46,7 @@ from .services import (
 )
 
 DOCUMENTS_SHOWN = 200
-CHUNKS_SHOWN = 50
+PASSAGES_PER_PAGE = 50
 
 
 def _project(user: User, project_id: Any) -> Project:
@@ -165,17 +173,20 @@ def source_delete_view(request: HttpRequest, source_id: uuid.UUID) -> HttpRespon
 
 @require_GET
 def document_detail(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
+    """The document and a page of its passages: ``?page=N``, or ``?chunk=<id>`` for the
+    page holding that passage (where a cited passage's link leads)."""
     user = current_user(request)
     document = document_get(user=user, document_id=document_id)
+    page_number: int | str = request.GET.get("page", 1)
+    if "chunk" in request.GET:
+        index = document_chunk_index(user=user, document=document, chunk_id=request.GET["chunk"])
+        if index is not None:
+            page_number = index // PASSAGES_PER_PAGE + 1
+    passages = Paginator(document_chunks(user=user, document=document), PASSAGES_PER_PAGE)
     return render(
         request,
         "files/document.html",
-        {
-            "nav": "files",
-            "document": document,
-            "chunks": document_chunks(user=user, document=document)[:CHUNKS_SHOWN],
-            "chunks_shown": CHUNKS_SHOWN,
-        },
+        {"nav": "files", "document": document, "passages": passages.get_page(page_number)},
     )
 
 

@@ -111,16 +111,18 @@ def test_an_uploaded_file_is_indexed_then_cited_in_an_answer(
     citation = line.locator("sup.cite a")
     expect(citation).to_have_text(re.compile(r"^\[\d+\]$"))
     number = citation.inner_text().strip("[]")
-    passage_url = f"/files/documents/{document.pk}/#chunk-{passage.pk}"
+    passage_url = f"/files/documents/{document.pk}/?chunk={passage.pk}#chunk-{passage.pk}"
     expect(citation).to_have_attribute("href", passage_url)
 
-    # The sources footer: "[N] skerry-point.txt · document", linking to that passage.
+    # The sources footer: "[N] skerry-point.txt, passage 2 of 3 · document", linking to
+    # that passage.
+    title = f"{FILE_NAME}, passage {passage.chunk_index + 1} of {document.chunk_count}"
     footer = body.locator("p", has=page.locator("strong", has_text="Sources:"))
-    expect(footer).to_contain_text(f"[{number}] {FILE_NAME} · document")
+    expect(footer).to_contain_text(f"[{number}] {title} · document")
     expect(footer.locator("sup.cite a", has_text=f"[{number}]")).to_have_attribute(
         "href", passage_url
     )
-    entry = footer.get_by_role("link", name=FILE_NAME, exact=True).and_(
+    entry = footer.get_by_role("link", name=title, exact=True).and_(
         footer.locator(f'a[href="{passage_url}"]')
     )
     expect(entry).to_have_count(1)

@@ -7,6 +7,7 @@ from uuid import UUID
 import pytest
 
 from apps.chat.citations import DEFAULT_CITE_THRESHOLD, SourceRegistry, passes_cite_threshold
+from apps.chat.rendering import render_markdown
 
 CLAIM_ID = UUID("550e8400-e29b-41d4-a716-446655440000")
 
@@ -61,9 +62,22 @@ def test_the_footer_lists_only_cited_sources_with_their_numbers(registry: Source
 
     assert footer == (
         "\n\n---\n**Sources:**\n"
-        "[1] [#42 prefer\\_morning\\_a3f2](/k/42) · claim\n"
+        "[1] [#42 prefer\\_morning\\_a3f2](/k/42) · claim  \n"
         "[3] [plan.md](/d/3#k-9) · chunk"
     )
+
+
+def test_the_footer_shows_each_source_on_a_line_of_its_own(registry: SourceRegistry) -> None:
+    answer = "You prefer mornings [1]; your plan starts with runs [3]."
+
+    html = render_markdown(answer + registry.footer(answer), sources={1: "/k/42", 3: "/d/3"})
+
+    footer = html.split("<hr")[1]
+    assert footer.count("<br") == 1  # between the two sources
+    first, second = footer.split("<br", 1)
+    assert "prefer_morning_a3f2" in first
+    assert "plan.md" not in first
+    assert "plan.md" in second
 
 
 def test_the_footer_can_list_every_source_and_is_empty_without_citations(

@@ -53,7 +53,7 @@ def test_a_file_passage_reaches_the_model_whole_not_cut_to_its_excerpt() -> None
 def test_a_cited_file_passage_links_to_that_passage_on_its_documents_page() -> None:
     registry, _, _ = register_sources(memory=[], facts=[], chunks=[passage_hit()])
 
-    url = f"/files/documents/{DOCUMENT_ID}/#chunk-41"
+    url = f"/files/documents/{DOCUMENT_ID}/?chunk=41#chunk-41"
     item = registry.get(1)
     assert item is not None
     assert item.url == url

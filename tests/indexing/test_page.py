@@ -123,6 +123,58 @@ def test_reindex_delete_and_detail(
     assert not Document.objects.exists()
 
 
+def test_passages_come_in_pages_and_a_cited_one_opens_its_page(
+    client: Client,
+    other_user: User,
+    project: Project,
+    committed: Committed,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given a document of five or six passages shown two to a page, so three pages
+    monkeypatch.setattr("apps.indexing.views.PASSAGES_PER_PAGE", 2)
+    text = "\n\n".join(f"Chapter {n} is about the harbour and its boats." * 40 for n in range(5))
+    upload_files(client, project, committed, upload("harbour.txt", text))
+    document = Document.objects.get()
+    chunks = list(Chunk.objects.order_by("chunk_index"))
+    assert len(chunks) in (5, 6)
+    url = f"/files/documents/{document.pk}/"
+
+    # When the page opens plainly, by page, and at a cited passage (as a footer links)
+    first = client.get(url).content.decode()
+    second = client.get(url, {"page": 2}).content.decode()
+    cited = client.get(url, {"chunk": str(chunks[-1].pk)}).content.decode()
+
+    # Then each shows its own passages with the way to the others
+    assert f'id="chunk-{chunks[0].pk}"' in first
+    assert f'id="chunk-{chunks[2].pk}"' not in first
+    assert f"Passages 1–2 of {len(chunks)}" in first
+    assert "Page 1 of 3" in first
+    assert 'href="?page=2" rel="next"' in first
+    assert f'id="chunk-{chunks[2].pk}"' in second
+    assert "Passage 3 ·" in second
+    assert 'href="?page=1" rel="prev"' in second
+    assert f'id="chunk-{chunks[-1].pk}"' in cited
+    assert "Page 3 of 3" in cited
+    # and a passage that is not this user's, or no passage at all, opens the first page
+    stranger = Client()
+    stranger.force_login(other_user)
+    with committed():
+        stranger.post(
+            "/files/upload/",
+            {
+                "project": str(project_create(owner=other_user, name="Theirs").pk),
+                "files": [upload("theirs.txt", text)],
+            },
+        )
+    theirs = Chunk.objects.filter(user=other_user).first()
+    assert theirs is not None
+    for chunk in (str(theirs.pk), "not-an-id", "99999999999999999999999"):
+        page = client.get(url, {"chunk": chunk}).content.decode()
+        assert "Page 1 of 3" in page
+        assert str(theirs.pk) not in page
+    assert "Page 1 of 3" in client.get(url, {"page": "nonsense"}).content.decode()
+
+
 def test_source_card_fragment_and_delete(
     client: Client, project: Project, committed: Committed
 ) -> None:

@@ -40,6 +40,28 @@ def index_files(project: Project, committed: Committed, **files: str) -> None:
         )
 
 
+def test_a_passage_of_a_longer_file_is_titled_with_its_place(
+    user: User, project: Project, committed: Committed
+) -> None:
+    # Given a file of several passages, only one of them about Lisbon
+    filler = "\n\n".join(f"Section {n} of the garden notes about watering." * 8 for n in range(20))
+    index_files(project, committed, **{"notes.md": filler + "\n\n" + TRIP, "trip.md": TRIP})
+
+    # When a search finds that passage
+    hits = [hit for hit in hybrid_search(user=user, query="Lisbon trip budget") if hit.document_id]
+
+    # Then its title says which passage of the file it is; a one-passage file keeps its path
+    notes_hits = [hit for hit in hits if hit.document_path == "notes.md"]
+    assert notes_hits
+    for hit in notes_hits:
+        passage = Chunk.objects.select_related("document").get(pk=hit.chunk_id)
+        assert passage.document.chunk_count > 1
+        assert hit.title == (
+            f"notes.md, passage {passage.chunk_index + 1} of {passage.document.chunk_count}"
+        )
+    assert {hit.title for hit in hits if hit.document_path == "trip.md"} == {"trip.md"}
+
+
 def test_hybrid_search_returns_scored_hits_with_provenance(
     user: User, project: Project, committed: Committed
 ) -> None:

@@ -218,7 +218,8 @@ def passage_url(hit: Any) -> str | None:
     if hit.kind == "message" and hit.conversation_id:
         return reverse("chat:conversation", args=[hit.conversation_id]) + f"#m-{hit.message_id}"
     if hit.kind == "document" and hit.document_id:
-        return reverse("files:document", args=[hit.document_id]) + f"#chunk-{hit.chunk_id}"
+        page = reverse("files:document", args=[hit.document_id])
+        return f"{page}?chunk={hit.chunk_id}#chunk-{hit.chunk_id}"
     return None
 
 
