@@ -1,7 +1,10 @@
-"""A real uvicorn server on 127.0.0.1 for the load benchmarks, started as `make run`'s is."""
+"""A real uvicorn server on 127.0.0.1 and a real worker cluster for the benchmarks, started
+as `make run` starts them."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -46,3 +49,22 @@ def start_uvicorn(application: str, port: int, env: dict[str, str]) -> subproces
             time.sleep(0.2)
     server.terminate()
     raise RuntimeError(f"uvicorn did not start on port {port}")
+
+
+def start_qcluster(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """``manage.py qcluster`` with ``env``, in a session of its own, so that ``stop_group``
+    reaches its forked workers too."""
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "qcluster"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def stop_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill the process and its whole session (what is still queued is dropped)."""
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)

@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import tempfile
@@ -34,8 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import _django
+from bench._server import start_qcluster, stop_group
 
-ROOT = Path(__file__).resolve().parent.parent
 TARGET_RATIO = 0.85
 _TOPICS = [
     "the quarterly budget",
@@ -171,7 +170,7 @@ def main() -> None:
             )
             totals = measure(folders, project, provider)
     finally:
-        stop_worker(worker)
+        stop_group(worker)
     report(totals, options.documents)
     Source.objects.filter(project=project).delete()
 
@@ -253,27 +252,14 @@ def report(totals: dict[str, float], documents: int) -> None:
 
 
 def start_worker(workers: int) -> subprocess.Popen[bytes]:
-    """``manage.py qcluster`` on the bench database, in a session of its own."""
+    """``manage.py qcluster`` on the bench database, with ``workers`` worker processes."""
     env = {
         **os.environ,
         "CAIRN_DB_NAME": "cairn_bench",
         "CAIRN_Q_SYNC": "false",
         "Q_WORKERS": str(workers),
     }
-    return subprocess.Popen(
-        [sys.executable, "manage.py", "qcluster"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-
-
-def stop_worker(worker: subprocess.Popen[bytes]) -> None:
-    # The cluster stops its whole process group; nothing is left queued by then.
-    os.killpg(worker.pid, signal.SIGKILL)
-    worker.wait(timeout=30)
+    return start_qcluster(env)
 
 
 def warm_worker(folder: Path, project: object, rng: random.Random) -> None:

@@ -14,8 +14,6 @@ import argparse
 import asyncio
 import json
 import os
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,7 +23,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
-from bench._server import free_port, start_uvicorn  # noqa: E402
+from bench._server import free_port, start_qcluster, start_uvicorn, stop_group  # noqa: E402
 from bench.bench_chat import _session_cookie  # noqa: E402
 from bench.providers import summary  # noqa: E402
 
@@ -106,14 +104,7 @@ def run_level(users: int, turns: int) -> None:
     }
     # The worker runs beside the server, as in `make run`: indexing and memory extraction
     # of every turn are queued to it and compete for the same two cores.
-    worker = subprocess.Popen(
-        [sys.executable, "manage.py", "qcluster"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    worker = start_qcluster(env)
     server = None
     try:
         server = start_uvicorn("config.asgi:application", port, env)
@@ -141,9 +132,7 @@ def run_level(users: int, turns: int) -> None:
         if server is not None:
             server.terminate()
             server.wait(timeout=30)
-        # The cluster stops its whole process group; what is still queued is dropped.
-        os.killpg(worker.pid, signal.SIGKILL)
-        worker.wait(timeout=30)
+        stop_group(worker)
         User.objects.filter(email__startswith="loaduser-").delete()
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,22 +76,56 @@ def clusters(transactional_db: None) -> Iterator[list[subprocess.Popen[bytes]]]:
             time.sleep(0.05)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_worker_killed_mid_indexing_the_task_reruns_and_finishes_without_duplicates(
+@dataclass
+class GatedWorker:
+    """A real cluster whose embedding is held after its first call
+    (``GatedHashEmbeddingProvider``), to be killed there; then a fresh one with the plain
+    fake provider, which gets the unacknowledged task again."""
+
+    env: dict[str, str]
+    gate: Path
+    held: Path
+    log: Path
+    clusters: list[subprocess.Popen[bytes]]
+
+    def kill_when(self, condition: Callable[[], bool], what: str) -> None:
+        """Start the cluster and kill it once its embedding is held and ``condition``."""
+        self.clusters.append(start_qcluster(self.env, self.log))
+        _wait_until(lambda: self.held.exists() and condition(), 30, what, self.log)
+        kill_group(self.clusters[-1])
+
+    def rerun(self, task_id: str, what: str) -> Task:
+        """Start a fresh cluster and wait until it has run the task again: its result saved
+        and the queue entry acknowledged (in that order)."""
+        self.gate.unlink()
+        plain = {
+            **self.env,
+            "CAIRN_EMBEDDING_PROVIDER": "tests.indexing.fakes.HashEmbeddingProvider",
+        }
+        self.clusters.append(start_qcluster(plain, self.log))
+        _wait_until(
+            lambda: Task.objects.filter(id=task_id).exists() and not OrmQ.objects.exists(),
+            Q_RETRY + 30,
+            what,
+            self.log,
+        )
+        return Task.objects.get(id=task_id)
+
+
+@pytest.fixture
+def gated_worker(
     tmp_path: Path,
     settings: Any,
     monkeypatch: pytest.MonkeyPatch,
     clusters: list[subprocess.Popen[bytes]],
-) -> None:
+) -> GatedWorker:
     media = tmp_path / "media"
     settings.MEDIA_ROOT = str(media)
-    # This process queues the task in the ORM broker, as the web process does, instead of
-    # running it at once as the test settings do.
+    # This process queues tasks in the ORM broker, as the web process does, instead of
+    # running them at once as the test settings do.
     monkeypatch.setattr(Conf, "SYNC", False)
     monkeypatch.setattr(Conf, "ORM", "default")
     gate = tmp_path / "embed-gate"
-    held = tmp_path / "embed-gate.held"
-    log = tmp_path / "qcluster.log"
     gate.touch()
     env = process_env(
         MEDIA_ROOT=str(media),
@@ -104,7 +139,26 @@ def test_worker_killed_mid_indexing_the_task_reruns_and_finishes_without_duplica
         # The long document's embedding goes through; the next one is held.
         CAIRN_TEST_EMBED_FREE_CALLS="1",
     )
+    return GatedWorker(env, gate, tmp_path / "embed-gate.held", tmp_path / "qcluster.log", clusters)
 
+
+def _indexed(**document: object) -> Callable[[], bool]:
+    return lambda: Document.objects.filter(**document, status=DocumentStatus.INDEXED).exists()
+
+
+def _assert_each_passage_once(*documents: Document) -> None:
+    for document in documents:
+        document.refresh_from_db()
+        assert document.status == DocumentStatus.INDEXED, document.error
+        assert document.chunks.count() == document.chunk_count > 0
+        indexes = sorted(document.chunks.values_list("chunk_index", flat=True))
+        assert indexes == list(range(document.chunk_count))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_worker_killed_mid_indexing_the_task_reruns_and_finishes_without_duplicates(
+    gated_worker: GatedWorker,
+) -> None:
     project = project_ensure_personal(user=UserFactory())
     first, second = (
         result.document
@@ -123,17 +177,9 @@ def test_worker_killed_mid_indexing_the_task_reruns_and_finishes_without_duplica
     # A worker indexes the upload: the long document is written, the next one is being
     # embedded when the whole cluster is killed. (The second is embedded while the first
     # is written, so its embedding being held does not yet mean the first is committed.)
-    clusters.append(start_qcluster(env, log))
-    _wait_until(
-        lambda: (
-            held.exists()
-            and Document.objects.filter(pk=first.pk, status=DocumentStatus.INDEXED).exists()
-        ),
-        30,
-        "the worker did not write the first document and reach the second",
-        log,
+    gated_worker.kill_when(
+        _indexed(pk=first.pk), "the worker did not write the first document and reach the second"
     )
-    kill_group(clusters[0])
 
     first.refresh_from_db()
     second.refresh_from_db()
@@ -146,33 +192,13 @@ def test_worker_killed_mid_indexing_the_task_reruns_and_finishes_without_duplica
     assert OrmQ.objects.filter(pk=queued.pk).exists()  # never acknowledged
     assert not Task.objects.filter(id=task_id).exists()
 
-    # A fresh cluster with the plain fake provider gets the task again once the lock ends.
-    gate.unlink()
-    clusters.append(
-        start_qcluster(
-            {**env, "CAIRN_EMBEDDING_PROVIDER": "tests.indexing.fakes.HashEmbeddingProvider"},
-            log,
-        )
-    )
-    # Done: its result saved and the queue entry acknowledged (in that order).
-    _wait_until(
-        lambda: Task.objects.filter(id=task_id).exists() and not OrmQ.objects.exists(),
-        Q_RETRY + 30,
-        "the killed task was not run again",
-        log,
-    )
+    rerun = gated_worker.rerun(task_id, "the killed task was not run again")
 
-    rerun = Task.objects.get(id=task_id)
     assert rerun.success, rerun.result
     assert rerun.attempt_count == 1
     assert rerun.result.startswith("1 indexed"), rerun.result
     assert "1 unchanged" in rerun.result, rerun.result
-    for document in (first, second):
-        document.refresh_from_db()
-        assert document.status == DocumentStatus.INDEXED, document.error
-        assert document.chunks.count() == document.chunk_count > 0
-        indexes = sorted(document.chunks.values_list("chunk_index", flat=True))
-        assert indexes == list(range(document.chunk_count))  # each passage exactly once
+    _assert_each_passage_once(first, second)
     # The document written before the kill was not embedded or written again.
     assert sorted(first.chunks.values_list("pk", flat=True)) == written
     source = Source.objects.get(pk=first.source_id)
@@ -182,52 +208,26 @@ def test_worker_killed_mid_indexing_the_task_reruns_and_finishes_without_duplica
 
 @pytest.mark.django_db(transaction=True)
 def test_worker_killed_while_a_scan_indexes_its_own_documents_the_rescan_finishes_them(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    clusters: list[subprocess.Popen[bytes]],
+    tmp_path: Path, gated_worker: GatedWorker
 ) -> None:
     # A scan task indexes its first documents itself (tasks.scan_folder_source), so a kill
     # in the middle of them leaves the scan unacknowledged: django-q2 runs the scan again,
     # which finds the unfinished document and indexes it, and leaves the finished one be.
-    monkeypatch.setattr(Conf, "SYNC", False)
-    monkeypatch.setattr(Conf, "ORM", "default")
     folder = tmp_path / "guides"
     folder.mkdir()
     (folder / "a-trails.txt").write_text(LONG_TEXT)
     (folder / "b-rivers.txt").write_text(NEXT_TEXT)
-    gate = tmp_path / "embed-gate"
-    held = tmp_path / "embed-gate.held"
-    log = tmp_path / "qcluster.log"
-    gate.touch()
-    env = process_env(
-        REDIS_URL=None,
-        PGAPPNAME=APP_NAME,
-        Q_WORKERS="1",
-        Q_TIMEOUT=str(Q_TIMEOUT),
-        Q_RETRY=str(Q_RETRY),
-        CAIRN_EMBEDDING_PROVIDER="tests.indexing.fakes.GatedHashEmbeddingProvider",
-        CAIRN_TEST_EMBED_GATE=str(gate),
-        CAIRN_TEST_EMBED_FREE_CALLS="1",
-    )
     user = UserFactory()
     source = source_create_folder(
         user=user, project=project_ensure_personal(user=user), root_path=str(folder), trusted=True
     )
     enqueue_now("scan_folder_source", str(source.pk))
     [queued] = OrmQ.objects.all()
-    task_id = queued.task["id"]
 
-    clusters.append(start_qcluster(env, log))
-    _wait_until(
-        lambda: (
-            held.exists()
-            and Document.objects.filter(path="a-trails.txt", status=DocumentStatus.INDEXED).exists()
-        ),
-        30,
+    gated_worker.kill_when(
+        _indexed(source=source, path="a-trails.txt"),
         "the scan task did not write the first document and reach the second",
-        log,
     )
-    kill_group(clusters[0])
 
     first = Document.objects.get(source=source, path="a-trails.txt")
     second = Document.objects.get(source=source, path="b-rivers.txt")
@@ -237,29 +237,12 @@ def test_worker_killed_while_a_scan_indexes_its_own_documents_the_rescan_finishe
     assert second.chunks.count() == 0
     assert list(OrmQ.objects.values_list("pk", flat=True)) == [queued.pk]  # only the scan
 
-    gate.unlink()
-    clusters.append(
-        start_qcluster(
-            {**env, "CAIRN_EMBEDDING_PROVIDER": "tests.indexing.fakes.HashEmbeddingProvider"},
-            log,
-        )
-    )
-    _wait_until(
-        lambda: Task.objects.filter(id=task_id).exists() and not OrmQ.objects.exists(),
-        Q_RETRY + 30,
-        "the killed scan was not run again",
-        log,
-    )
+    rerun = gated_worker.rerun(queued.task["id"], "the killed scan was not run again")
 
-    rerun = Task.objects.get(id=task_id)
     assert rerun.success, rerun.result
     assert "1 retried, 1 unchanged" in rerun.result, rerun.result
     assert "; first 1: 1 indexed" in rerun.result, rerun.result
-    for document in (first, second):
-        document.refresh_from_db()
-        assert document.status == DocumentStatus.INDEXED, document.error
-        indexes = sorted(document.chunks.values_list("chunk_index", flat=True))
-        assert indexes == list(range(document.chunk_count))  # each passage exactly once
+    _assert_each_passage_once(first, second)
     assert sorted(first.chunks.values_list("pk", flat=True)) == written
     source.refresh_from_db()
     assert source.status == SourceStatus.READY

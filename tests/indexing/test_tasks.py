@@ -41,6 +41,20 @@ def source(user: User, project: Project, folder: Path, settings: object) -> Sour
     )
 
 
+Queued = list[tuple[str, tuple[object, ...]]]
+
+
+@pytest.fixture
+def queued(monkeypatch: pytest.MonkeyPatch) -> Queued:
+    """The tasks queued on commit, as ``(name, args)``, recorded instead of run."""
+    recorded: Queued = []
+    monkeypatch.setattr(
+        "apps.indexing.services.queue.enqueue_on_commit",
+        lambda name, *args, **options: recorded.append((name, args)),
+    )
+    return recorded
+
+
 def scan(source: Source, committed: Committed) -> str:
     with committed():
         return tasks.scan_folder_source(str(source.pk))
@@ -66,14 +80,10 @@ def test_a_scan_indexes_its_first_documents_itself_and_queues_the_rest(
     fake_provider: HashEmbeddingProvider,
     monkeypatch: pytest.MonkeyPatch,
     committed: Committed,
+    queued: Queued,
 ) -> None:
-    # Given tasks of one document, and a queue that only records what it is given
+    # Given tasks of one document
     monkeypatch.setattr(tasks, "DOCUMENTS_PER_TASK", 1)
-    queued: list[tuple[str, tuple[object, ...]]] = []
-    monkeypatch.setattr(
-        "apps.indexing.services.queue.enqueue_on_commit",
-        lambda name, *args, **options: queued.append((name, args)),
-    )
 
     # When the scan task runs
     summary = scan(source, committed)
@@ -97,14 +107,10 @@ def test_the_documents_a_scan_indexes_itself_keep_the_scan_task_s_deadline(
     fake_provider: HashEmbeddingProvider,
     monkeypatch: pytest.MonkeyPatch,
     committed: Committed,
+    queued: Queued,
 ) -> None:
     # Given a deadline that passed as soon as the scan task started
     monkeypatch.setattr(tasks, "DEADLINE_SHARE", -1.0)
-    queued: list[tuple[str, tuple[object, ...]]] = []
-    monkeypatch.setattr(
-        "apps.indexing.services.queue.enqueue_on_commit",
-        lambda name, *args, **options: queued.append((name, args)),
-    )
 
     # When the scan task runs, both documents being its own to index
     summary = scan(source, committed)
