@@ -1,10 +1,12 @@
 """Benchmark the default embedding provider (DESIGN §1; issue targets: load ≤ 1 s, query
 p50 ≤ 5 ms), and its agreement with the full-precision model.
 
-    .venv/bin/python bench/bench_embeddings.py [--texts 1000] [--queries 300]
+    .venv/bin/python bench/bench_embeddings.py [--texts 1000] [--queries 300] [--passages 600]
 
 Needs no Django and no database. Prints each figure beside its target as a ratio
-(measured ÷ target; ≤ 1.00 meets it), plus throughput per batch size side by side.
+(measured ÷ target; ≤ 1.00 meets it), plus throughput side by side for each way of
+batching (32 texts a batch, as before, and budgets of word pieces), on short texts and on
+file passages.
 """
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ class MiniLMOnnxProvider:
     ``batch_tokens`` word pieces once padded to the batch's longest text (and at most
     ``max_batch`` texts); ``batch_tokens=None`` makes batches of ``max_batch`` texts
     whatever their length. A budget of 256–512 word pieces embedded 2,048-character file
-    passages 18 % faster than batches of 32 texts, and short texts 4 % faster: large
+    passages about 20 % faster than batches of 32 texts, and short texts as fast: large
     batches of long texts spill out of the CPU's caches, and every text in them is padded
     to the longest. It also makes a call of a few hundred texts nearly as fast per text
     as one of thousands (bench/bench_embeddings.py compares them).

@@ -54,10 +54,10 @@ def _deadline() -> float:
 
 
 def index_documents(document_ids: list[str], force: bool = False, attempt: int = 1) -> str:
-    return _index_documents(document_ids, force, attempt, deadline=_deadline())
+    return _index_documents(document_ids, force=force, attempt=attempt, deadline=_deadline())
 
 
-def _index_documents(document_ids: list[str], force: bool, attempt: int, *, deadline: float) -> str:
+def _index_documents(document_ids: list[str], *, force: bool, attempt: int, deadline: float) -> str:
     run = IndexRun()
     try:
         documents_index(document_ids=document_ids, force=force, deadline=deadline, run=run)
@@ -113,7 +113,8 @@ def scan_folder_source(source_id: str, attempt: int = 1) -> str:
     )
     first = result.to_index[:DOCUMENTS_PER_TASK]
     if first:
-        summary += f"; first {len(first)}: {_index_documents(first, False, 1, deadline=deadline)}"
+        outcome = _index_documents(first, force=False, attempt=1, deadline=deadline)
+        summary += f"; first {len(first)}: {outcome}"
     return summary
 
 

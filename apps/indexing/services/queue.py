@@ -27,12 +27,13 @@ RETRY_BASE_SECONDS = 30
 DOCUMENTS_PER_TASK = 64
 """Documents one indexing task takes. A task of 16 made embedding calls of about 20
 passages and paid a task's fixed costs (the queue, the row locks, a commit, progress) every
-20: the worker indexed at 0.78 of the raw model's speed, against 0.85 at 64
-(bench/bench_indexing.py). A task still stops at its deadline and queues the rest, and its
-progress is published as it goes, so larger ones neither time out nor look stuck. The cost:
-a file that kills its worker outright (out of memory) takes the task's other documents
-with it until django-q2 re-delivers the task; after its last attempt they stay "indexing"
-until the next scan or re-index, which picks them up again."""
+20: through a real cluster the worker indexed at 0.78 of the raw model's speed, against
+0.85 at 64 together with flushes of 128 chunks (bench/bench_indexing.py). A task still
+stops at its deadline and queues the rest, and its progress is published as it goes, so
+larger ones neither time out nor look stuck. The cost: a file that kills its worker
+outright (out of memory) takes the task's other documents with it until django-q2
+re-delivers the task; after its last attempt they stay "indexing" until the next scan or
+re-index, which picks them up again."""
 
 
 def task_path(name: str) -> str:
