@@ -5,9 +5,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 
 CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_FOUND = 4404
+
+
+async def refuse(consumer: AsyncWebsocketConsumer, code: int) -> None:
+    """Close with one of the README's codes (4401, 4404).
+
+    A close sent before the handshake is accepted reaches the browser as an HTTP 403 with
+    no code at all (uvicorn and daphne both do that), so the socket is accepted first:
+    the page then reads ``event.code`` and knows a lost session from a missing chat.
+    """
+    await consumer.accept()
+    await consumer.close(code=code)
+
+
+class NotFoundConsumer(AsyncWebsocketConsumer):
+    """Every websocket path no route matches (``/ws/nope/``, ``/ws/chat/not-a-uuid/``):
+    closed with 4404 instead of the server's 500 for an unrouted handshake."""
+
+    async def connect(self) -> None:
+        await refuse(self, CLOSE_NOT_FOUND)
 
 
 def user_group_name(user_id: object) -> str:
@@ -20,7 +40,7 @@ class UserEventsConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await refuse(self, CLOSE_UNAUTHENTICATED)
             return
         self.group = user_group_name(user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404
 
+from apps.accounts.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, refuse
 from apps.accounts.models import User
 from apps.chat.models import Conversation
 from apps.chat.pipeline.prepare import attached_ids
@@ -23,8 +24,6 @@ from apps.chat.providers import provider_for_running_loop
 from apps.chat.selectors import conversation_get
 
 logger = logging.getLogger(__name__)
-CLOSE_UNAUTHENTICATED = 4401
-CLOSE_NOT_FOUND = 4404
 
 
 def rate_limit_allows(user_id: int) -> bool:
@@ -50,14 +49,14 @@ class ChatConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await refuse(self, CLOSE_UNAUTHENTICATED)
             return
         try:
             self.conversation = await database_sync_to_async(conversation_get)(
                 user=user, conversation_id=self.scope["url_route"]["kwargs"]["conversation_id"]
             )
         except Http404:
-            await self.close(code=CLOSE_NOT_FOUND)
+            await refuse(self, CLOSE_NOT_FOUND)
             return
         self.user = user
         await self.accept()

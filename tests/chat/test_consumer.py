@@ -119,16 +119,16 @@ async def test_another_users_conversation_closes_with_4404() -> None:
         application, f"/ws/chat/{conversation.id}/", headers=[ORIGIN, (b"cookie", cookie)]
     )
 
-    connected, code = await ws.connect()
-
-    assert (connected, code) == (False, 4404)
+    assert await ws.connect() == (True, None)  # accepted, so the close code reaches the page
+    assert await ws.receive_output() == {"type": "websocket.close", "code": 4404}
 
 
 async def test_an_anonymous_socket_closes_with_4401() -> None:
     _, conversation = await _setup()
     ws = WebsocketCommunicator(application, f"/ws/chat/{conversation.id}/", headers=[ORIGIN])
 
-    assert await ws.connect() == (False, 4401)
+    assert await ws.connect() == (True, None)
+    assert await ws.receive_output() == {"type": "websocket.close", "code": 4401}
 
 
 async def test_a_provider_error_mid_stream_keeps_the_user_message_and_the_partial_answer(

@@ -42,10 +42,11 @@ async def test_an_authenticated_websocket_connects_and_receives_its_events() -> 
 async def test_an_anonymous_websocket_is_refused() -> None:
     communicator = WebsocketCommunicator(application, "/ws/events/", headers=[ORIGIN])
 
-    connected, code = await communicator.connect()
-
-    assert not connected
-    assert code == CLOSE_UNAUTHENTICATED
+    assert await communicator.connect() == (True, None)
+    assert await communicator.receive_output() == {
+        "type": "websocket.close",
+        "code": CLOSE_UNAUTHENTICATED,
+    }
 
 
 async def test_a_foreign_origin_is_refused() -> None:
