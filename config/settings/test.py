@@ -19,3 +19,5 @@ CAIRN_OFFLINE_WORD_DELAY = 0.0
 # The browser tests' server serves static files straight from the app folders.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+# Many tests sign up from the same test client address; the throttling tests lower it.
+CAIRN_SIGNUP_RATE = "10000/h"
