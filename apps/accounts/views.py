@@ -7,8 +7,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from apps.core.request_user import current_user
+
 from .forms import ApiTokenForm, SettingsForm, SignUpForm
-from .request_user import current_user
 from .selectors import api_token_list
 from .services import api_token_create, api_token_revoke, user_create, user_update_settings
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from drf_spectacular.utils import extend_schema, extend_schema_serializer, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
@@ -14,8 +13,8 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.accounts.request_user import current_user
 from apps.claims.selectors import claim_lookup
+from apps.core.request_user import current_user
 from apps.projects.selectors import project_get
 
 from .models import Conversation, Message
@@ -77,12 +76,6 @@ class ConversationSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["id", "pinned_claim_ids", "created_at", "updated_at"]
         extra_kwargs = {"project": {"required": False}}
-
-
-def _drf_error(error: DjangoValidationError) -> serializers.ValidationError:
-    return serializers.ValidationError(
-        error.message_dict if hasattr(error, "error_dict") else {"detail": error.messages}
-    )
 
 
 @extend_schema_serializer(component_name="ChatPostInput")
@@ -162,23 +155,17 @@ class ConversationViewSet(
         project = serializer.validated_data.get("project")
         if project is not None and project.owner_id != user.pk:
             raise serializers.ValidationError({"project": "No such project."})
-        try:
-            serializer.instance = conversation_create(
-                user=user, project=project, title=serializer.validated_data.get("title", "")
-            )
-        except DjangoValidationError as error:
-            raise _drf_error(error) from error
+        serializer.instance = conversation_create(
+            user=user, project=project, title=serializer.validated_data.get("title", "")
+        )
 
     def perform_update(self, serializer: serializers.BaseSerializer) -> None:
         conversation = self.get_object()
         data = serializer.validated_data
-        try:
-            if "title" in data:
-                conversation_update(conversation=conversation, title=data["title"])
-            if "archived" in data:
-                conversation_set_archived(conversation=conversation, archived=data["archived"])
-        except DjangoValidationError as error:
-            raise _drf_error(error) from error
+        if "title" in data:
+            conversation_update(conversation=conversation, title=data["title"])
+        if "archived" in data:
+            conversation_set_archived(conversation=conversation, archived=data["archived"])
         serializer.instance = conversation
 
     def perform_destroy(self, instance: Conversation) -> None:

@@ -11,7 +11,7 @@ from django.db import transaction
 from apps.accounts.models import MemoryMode
 from apps.chat.models import Message
 from apps.claims.models import ClaimOrigin, ClaimStatus
-from config.jobs import queue_task
+from apps.core.jobs import queue_task
 
 from .extraction import EXTRACT_SYSTEM, Candidate, parse_llm_candidates, rule_based_candidates
 from .pipeline.dedupe import claim_add_or_reinforce

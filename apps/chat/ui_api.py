@@ -14,7 +14,6 @@ from django.urls import reverse
 from ninja import Query, Router, Schema, Status
 from ninja.errors import HttpError
 
-from apps.accounts.request_user import current_user
 from apps.chat.models import Conversation
 from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.chat.presentation import remember_default
@@ -30,6 +29,7 @@ from apps.chat.services import (
 from apps.claims.models import Claim, ClaimOrigin
 from apps.claims.selectors import claim_get
 from apps.claims.services import claim_update
+from apps.core.request_user import current_user
 
 router = Router(tags=["chat"])
 LIST_LIMIT = 200

@@ -20,9 +20,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.accounts.models import User
-from apps.accounts.request_user import current_user
 from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.claims.models import ClaimOrigin
+from apps.core.request_user import current_user
 
 from .forms import (
     ConversationArchiveForm,

@@ -21,7 +21,6 @@ from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.models import User
-from apps.accounts.request_user import current_user
 from apps.contexts.models import Context, ContextClaim
 from apps.contexts.selectors import (
     claims_in_context,
@@ -30,6 +29,7 @@ from apps.contexts.selectors import (
     context_resolved_queryset,
     context_tree,
 )
+from apps.core.request_user import current_user
 
 from .forms import ClaimFilterForm, ReviewForm
 from .models import USABLE_STATUSES, Claim, Tag

@@ -19,17 +19,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.accounts.models import User
-from apps.accounts.request_user import current_user
 from apps.claims.api.common import (
     CLAIM_KEYS_QUERY,
     ClaimKeysSerializer,
     claim_output_prefetches,
     claims_named_in,
-    service_errors,
     uuid_path_parameter,
-    validated,
 )
 from apps.claims.api.serializers import ClaimOutputSerializer
+from apps.core.request_user import current_user
+from apps.core.validation import validated
 
 from .models import Context
 from .selectors import context_get, context_list, context_resolved_queryset
@@ -133,8 +132,7 @@ class ContextViewSet(viewsets.GenericViewSet):
         user = current_user(request)
         data = validated(ContextCreateInputSerializer, request.data)
         data["parent"] = _parent(user, data.get("parent"))
-        with service_errors():
-            context = context_create(user=user, **data)
+        context = context_create(user=user, **data)
         return Response(self._output(context), status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -154,7 +152,7 @@ class ContextViewSet(viewsets.GenericViewSet):
     def partial_update(self, request: Request, pk: str) -> Response:
         context = self.get_object()
         data = validated(ContextUpdateInputSerializer, request.data)
-        with service_errors(), transaction.atomic():
+        with transaction.atomic():
             if "parent" in data:
                 context = context_move(
                     context=context, parent=_parent(context.user, data.pop("parent"))
@@ -183,8 +181,7 @@ class ContextViewSet(viewsets.GenericViewSet):
         parent = _parent(
             context.user, validated(ContextMoveInputSerializer, request.data)["parent"]
         )
-        with service_errors():
-            context = context_move(context=context, parent=parent)
+        context = context_move(context=context, parent=parent)
         return Response(self._output(context))
 
     @extend_schema(
@@ -205,11 +202,10 @@ class ContextViewSet(viewsets.GenericViewSet):
     def claims(self, request: Request, pk: str) -> Response:
         context = self.get_object()
         claims = claims_named_in(request)
-        with service_errors():
-            if request.method == "POST":
-                context_add_claims(context=context, claims=claims)
-            else:
-                context_remove_claims(context=context, claims=claims)
+        if request.method == "POST":
+            context_add_claims(context=context, claims=claims)
+        else:
+            context_remove_claims(context=context, claims=claims)
         return Response(self._output(context))
 
     @extend_schema(

@@ -26,7 +26,7 @@ from apps.chat.selectors import conversation_recent_messages
 from apps.chat.services import message_append
 from apps.contexts.reference_parser import ParsedReference, parse_references
 from apps.contexts.references import ReferenceResolution, resolve_parsed
-from config.concurrency import run_beside
+from apps.core.concurrency import run_beside
 
 from .memory import gather_memory
 from .types import (

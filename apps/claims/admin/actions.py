@@ -12,11 +12,11 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from apps.accounts.admin_scoping import scope_to_user
 from apps.claims.models import Claim, ClaimStatus
 from apps.claims.services import claim_retract, claim_review, claim_set_pinned
 from apps.contexts.models import Context
 from apps.contexts.services import context_add_claims
+from apps.core.admin_scoping import scope_to_user
 
 from .forms import AddToContextForm
 

@@ -12,8 +12,6 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
-from apps.accounts.admin_scoping import OwnedModelAdmin
-from apps.accounts.request_user import current_user
 from apps.claims.models import Claim, ClaimOrigin, Tag
 from apps.claims.presentation import (
     number_from_term,
@@ -34,9 +32,17 @@ from apps.contexts.services import (
     context_remove_claims,
     context_transfer_memberships,
 )
+from apps.core.admin_scoping import OwnedModelAdmin
+from apps.core.admin_services import (
+    ServiceAdminMixin,
+    admin_link,
+    admin_links,
+    copy_row,
+    service_call,
+)
+from apps.core.request_user import current_user
 
 from . import actions
-from .base import ServiceAdminMixin, admin_link, admin_links, copy_row, service_call
 from .filters import ClaimTypeFilter, ContextFilter, DomainFilter, TagFilter
 from .forms import ClaimAdminForm
 

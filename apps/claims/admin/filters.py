@@ -9,11 +9,11 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from apps.accounts.admin_scoping import scope_to_user
 from apps.claims.models import Claim, ClaimType, Domain, Tag
 from apps.claims.selectors import tag_descendant_ids
 from apps.contexts.models import Context
 from apps.contexts.selectors import claims_in_context
+from apps.core.admin_scoping import scope_to_user
 
 
 class _ArrayChoiceFilter(admin.SimpleListFilter):

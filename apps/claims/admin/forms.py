@@ -12,7 +12,6 @@ from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
-from apps.accounts.admin_scoping import scope_to_user
 from apps.claims.models import Claim, ClaimType, Domain, Tag
 from apps.claims.services.validation import (
     clean_friendly_id,
@@ -20,8 +19,8 @@ from apps.claims.services.validation import (
     clean_statement,
 )
 from apps.contexts.models import Context
-
-from .base import ServiceForm
+from apps.core.admin_scoping import scope_to_user
+from apps.core.admin_services import ServiceForm
 
 
 def _checked(validator: Callable[[Any], Any], value: Any) -> Any:

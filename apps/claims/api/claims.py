@@ -14,7 +14,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.accounts.models import User
-from apps.accounts.request_user import current_user
 from apps.claims.models import Claim, ClaimOrigin
 from apps.claims.selectors import claim_list, claim_lookup, tag_descendant_ids, tag_get
 from apps.claims.services import (
@@ -28,8 +27,10 @@ from apps.claims.services import (
 )
 from apps.contexts.selectors import claims_in_context, context_get
 from apps.contexts.services import context_transfer_memberships
+from apps.core.request_user import current_user
+from apps.core.validation import validated
 
-from .common import claim_output_prefetches, service_errors, validated
+from .common import claim_output_prefetches
 from .serializers import (
     ClaimCreateInputSerializer,
     ClaimFilterSerializer,
@@ -113,8 +114,7 @@ class ClaimViewSet(viewsets.GenericViewSet):
     )
     def create(self, request: Request) -> Response:
         data = validated(ClaimCreateInputSerializer, request.data)
-        with service_errors():
-            claim = claim_create(user=current_user(request), origin=ClaimOrigin.API, **data)
+        claim = claim_create(user=current_user(request), origin=ClaimOrigin.API, **data)
         return Response(claim_output(claim), status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -133,8 +133,7 @@ class ClaimViewSet(viewsets.GenericViewSet):
     def partial_update(self, request: Request, key: str) -> Response:
         claim = self.get_object()
         data = validated(ClaimUpdateInputSerializer, request.data)
-        with service_errors():
-            claim = claim_update(claim=claim, **data)
+        claim = claim_update(claim=claim, **data)
         return Response(claim_output(claim))
 
     @extend_schema(
@@ -158,7 +157,7 @@ class ClaimViewSet(viewsets.GenericViewSet):
     def supersede(self, request: Request, key: str) -> Response:
         old = self.get_object()
         data = validated(ClaimSupersedeInputSerializer, request.data)
-        with service_errors(), transaction.atomic():
+        with transaction.atomic():
             new = claim_supersede(claim=old, origin=ClaimOrigin.API, **data)
             context_transfer_memberships(old=old, new=new)
         return Response(claim_output(new), status=status.HTTP_201_CREATED)
@@ -172,8 +171,7 @@ class ClaimViewSet(viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["post"])
     def retract(self, request: Request, key: str) -> Response:
-        with service_errors():
-            claim = claim_retract(claim=self.get_object())
+        claim = claim_retract(claim=self.get_object())
         return Response(claim_output(claim))
 
     @extend_schema(
@@ -215,8 +213,7 @@ class ClaimViewSet(viewsets.GenericViewSet):
     def review(self, request: Request, key: str) -> Response:
         claim = self.get_object()
         data = validated(ClaimReviewInputSerializer, request.data)
-        with service_errors():
-            reviewed = claim_review(claim=claim, approve=data["approve"])
+        reviewed = claim_review(claim=claim, approve=data["approve"])
         if reviewed is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(claim_output(reviewed))

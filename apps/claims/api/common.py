@@ -1,49 +1,26 @@
-"""Pieces every knowledge endpoint shares: service errors as 400s, claim keys in bodies,
+"""Pieces every knowledge endpoint shares: claim keys in bodies,
 and the relations a claim's output needs, fetched in a fixed number of queries."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch
 from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 
-from apps.accounts.request_user import current_user
 from apps.claims.models import Claim, Entity, Tag
 from apps.claims.selectors import claim_find
 from apps.contexts.models import Context
+from apps.core.request_user import current_user
+from apps.core.validation import validated
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
 
 MAX_CLAIM_KEYS = 500
-
-
-def as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
-    """A service's field errors, unchanged, as DRF's 400 body."""
-    if hasattr(error, "error_dict"):
-        return serializers.ValidationError(error.message_dict)
-    return serializers.ValidationError({"detail": error.messages})
-
-
-@contextmanager
-def service_errors() -> Iterator[None]:
-    try:
-        yield
-    except DjangoValidationError as error:
-        raise as_drf_error(error) from error
-
-
-def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
-    """The input serializer's validated data, or a 400 with its field errors."""
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
 
 
 def uuid_path_parameter(noun: str) -> OpenApiParameter:

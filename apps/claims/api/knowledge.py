@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -18,7 +17,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.request_user import current_user
 from apps.claims.models import ClaimOrigin, ClaimStatus, EntityType
 from apps.claims.portability import (
     FORMAT_NAME,
@@ -27,8 +25,8 @@ from apps.claims.portability import (
     knowledge_export,
     knowledge_import,
 )
+from apps.core.request_user import current_user
 
-from .common import as_drf_error
 from .serializers import ClaimTypesField, DomainsField
 
 TAG = "knowledge"
@@ -163,6 +161,4 @@ class KnowledgeImportApi(APIView):
             report = knowledge_import(user=current_user(request), document=request.data)
         except AccountNotEmptyError as error:
             return Response({"detail": " ".join(error.messages)}, status=status.HTTP_409_CONFLICT)
-        except DjangoValidationError as error:
-            raise as_drf_error(error) from error
         return Response(dataclasses.asdict(report), status=status.HTTP_201_CREATED)

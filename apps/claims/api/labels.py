@@ -16,7 +16,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.accounts.models import User
-from apps.accounts.request_user import current_user
 from apps.claims.models import Claim, Entity, Tag
 from apps.claims.selectors import entity_get, entity_list, tag_get, tag_list
 from apps.claims.services import (
@@ -27,14 +26,14 @@ from apps.claims.services import (
     tag_link_claims,
     tag_update,
 )
+from apps.core.request_user import current_user
+from apps.core.validation import validated
 
 from .common import (
     CLAIM_KEYS_QUERY,
     ClaimKeysSerializer,
     claims_named_in,
-    service_errors,
     uuid_path_parameter,
-    validated,
 )
 from .serializers import (
     EntityCreateInputSerializer,
@@ -93,8 +92,7 @@ class EntityViewSet(viewsets.GenericViewSet):
     )
     def create(self, request: Request) -> Response:
         data = validated(EntityCreateInputSerializer, request.data)
-        with service_errors():
-            entity = entity_create(user=current_user(request), **data)
+        entity = entity_create(user=current_user(request), **data)
         return Response(self._output(entity), status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -112,8 +110,7 @@ class EntityViewSet(viewsets.GenericViewSet):
     def partial_update(self, request: Request, pk: str) -> Response:
         entity = self.get_object()
         data = validated(EntityUpdateInputSerializer, request.data)
-        with service_errors():
-            entity = entity_update(entity=entity, **data)
+        entity = entity_update(entity=entity, **data)
         return Response(self._output(entity))
 
     @extend_schema(
@@ -141,11 +138,10 @@ class EntityViewSet(viewsets.GenericViewSet):
     def claims(self, request: Request, pk: str) -> Response:
         entity = self.get_object()
         claims = claims_named_in(request)
-        with service_errors():
-            if request.method == "POST":
-                entity_link_claims(entity=entity, claims=claims)
-            else:
-                _unlink(entity, claims)
+        if request.method == "POST":
+            entity_link_claims(entity=entity, claims=claims)
+        else:
+            _unlink(entity, claims)
         return Response(self._output(entity))
 
 
@@ -176,8 +172,7 @@ class TagViewSet(viewsets.GenericViewSet):
         user = current_user(request)
         data = validated(TagCreateInputSerializer, request.data)
         data["parent"] = _tag_parent(user, data.get("parent"))
-        with service_errors():
-            tag = tag_create(user=user, **data)
+        tag = tag_create(user=user, **data)
         return Response(self._output(tag), status=status.HTTP_201_CREATED)
 
     @extend_schema(summary="Read a tag", parameters=[TAG_ID], responses=TagOutputSerializer)
@@ -197,7 +192,7 @@ class TagViewSet(viewsets.GenericViewSet):
         data = validated(TagUpdateInputSerializer, request.data)
         if "parent" in data:
             data["parent"] = _tag_parent(tag.user, data["parent"])
-        with service_errors(), transaction.atomic():
+        with transaction.atomic():
             tag = tag_update(tag=tag, **data)
         return Response(self._output(tag))
 
@@ -228,9 +223,8 @@ class TagViewSet(viewsets.GenericViewSet):
     def claims(self, request: Request, pk: str) -> Response:
         tag = self.get_object()
         claims = claims_named_in(request)
-        with service_errors():
-            if request.method == "POST":
-                tag_link_claims(tag=tag, claims=claims)
-            else:
-                _unlink(tag, claims)
+        if request.method == "POST":
+            tag_link_claims(tag=tag, claims=claims)
+        else:
+            _unlink(tag, claims)
         return Response(self._output(tag))

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.db import connection, connections, transaction
 
-from config.concurrency import close_pool_connections, run_beside
+from apps.core.concurrency import close_pool_connections, run_beside
 
 
 def _where() -> tuple[str, int, Any]:

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 
-from .models import User
+if TYPE_CHECKING:
+    # Only the annotation names the concrete user model; at run time it is AUTH_USER_MODEL.
+    from apps.accounts.models import User
 
 
 def current_user(request: Any) -> User:
@@ -14,6 +17,6 @@ def current_user(request: Any) -> User:
     only reached by authenticated users; this makes that explicit instead of casting.
     """
     user = request.user
-    if not isinstance(user, User) or not user.is_authenticated:
+    if not isinstance(user, get_user_model()) or not user.is_authenticated:
         raise PermissionDenied("Authentication required.")
     return user
