@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "apps.projects",
     "apps.claims",
     "apps.contexts",
+    "apps.knowledge",
     "apps.indexing",
     "apps.facts",
     "apps.chat",

@@ -112,7 +112,7 @@ def enqueue_indexing(*, message: Message) -> str:
         from apps.indexing.services import message_index_enqueue
 
         # Message.index_status holds 20 characters; the full reason is in the log.
-        return message_index_enqueue(message=message)[:20]
+        return message_index_enqueue(message_id=message.pk)[:20]
     except Exception as error:  # the broker being down must not fail the turn
         logger.exception("could not enqueue indexing of message %s", message.id)
         return f"failed: {error}"[:20]

@@ -9,16 +9,16 @@ from rest_framework.test import APIClient
 
 from apps.accounts.models import User
 from apps.accounts.services import api_token_create
-from apps.claims.api.knowledge import (
+from apps.claims.models import Claim
+from apps.contexts.models import Context
+from apps.knowledge.api.knowledge import (
     DocumentClaimSerializer,
     DocumentContextSerializer,
     DocumentEntitySerializer,
     DocumentTagSerializer,
     KnowledgeDocumentSerializer,
 )
-from apps.claims.models import Claim
-from apps.contexts.models import Context
-from tests.claims.rich_account import build_rich_account, snapshot
+from tests.knowledge.rich_account import build_rich_account, snapshot
 from tests.knowledge_factories import ClaimFactory
 
 pytestmark = pytest.mark.django_db

@@ -21,6 +21,16 @@ from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.models import User
+from apps.claims.models import USABLE_STATUSES, Claim, Tag
+from apps.claims.presentation import source_message_url, supersession_chain
+from apps.claims.selectors import (
+    claim_get,
+    claim_list,
+    claims_pending,
+    tag_descendant_ids,
+    tag_list,
+)
+from apps.claims.services import claim_review
 from apps.contexts.models import Context, ContextClaim
 from apps.contexts.selectors import (
     claims_in_context,
@@ -32,10 +42,6 @@ from apps.contexts.selectors import (
 from apps.core.request_user import current_user
 
 from .forms import ClaimFilterForm, ReviewForm
-from .models import USABLE_STATUSES, Claim, Tag
-from .presentation import source_message_url, supersession_chain
-from .selectors import claim_get, claim_list, claims_pending, tag_descendant_ids, tag_list
-from .services import claim_review
 
 PAGE_SIZE = 25
 

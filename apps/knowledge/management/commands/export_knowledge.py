@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.accounts.models import User
-from apps.claims.portability import knowledge_export
+from apps.knowledge.portability import knowledge_export
 
 
 def user_by_email(email: str) -> User:

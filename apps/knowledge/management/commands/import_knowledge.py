@@ -11,7 +11,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.claims.portability import knowledge_import
+from apps.knowledge.portability import knowledge_import
 
 from .export_knowledge import user_by_email
 

@@ -1,7 +1,7 @@
 """``/api/v1/knowledge/export/`` and ``/import/``: a whole account as one JSON document.
 
 The document serializers below describe the format for the OpenAPI schema; the document
-itself is read and validated by ``apps.claims.portability``, the same code the management
+itself is read and validated by ``apps.knowledge.portability``, the same code the management
 commands use.
 """
 
@@ -18,14 +18,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.claims.models import ClaimOrigin, ClaimStatus, EntityType
-from apps.claims.portability import (
+from apps.core.request_user import current_user
+from apps.knowledge.portability import (
     FORMAT_NAME,
     FORMAT_VERSION,
     AccountNotEmptyError,
     knowledge_export,
     knowledge_import,
 )
-from apps.core.request_user import current_user
 
 from .serializers import ClaimTypesField, DomainsField
 

@@ -19,20 +19,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.accounts.models import User
-from apps.claims.api.common import (
-    CLAIM_KEYS_QUERY,
-    ClaimKeysSerializer,
-    claim_output_prefetches,
-    claims_named_in,
-    uuid_path_parameter,
-)
-from apps.claims.api.serializers import ClaimOutputSerializer
-from apps.core.request_user import current_user
-from apps.core.validation import validated
-
-from .models import Context
-from .selectors import context_get, context_list, context_resolved_queryset
-from .services import (
+from apps.contexts.models import Context
+from apps.contexts.selectors import context_get, context_list, context_resolved_queryset
+from apps.contexts.services import (
     context_add_claims,
     context_create,
     context_delete,
@@ -40,6 +29,17 @@ from .services import (
     context_remove_claims,
     context_update,
 )
+from apps.core.request_user import current_user
+from apps.core.validation import validated
+from apps.knowledge.api.common import (
+    CLAIM_KEYS_QUERY,
+    ClaimKeysSerializer,
+    claim_output_prefetches,
+    claims_named_in,
+    uuid_path_parameter,
+)
+
+from .serializers import ClaimOutputSerializer
 
 CONTEXT_ID = uuid_path_parameter("context")
 

@@ -14,13 +14,13 @@ from django.core.management import CommandError, call_command
 
 from apps.accounts.models import User
 from apps.claims.models import Claim, ClaimCounter
-from apps.claims.portability import AccountNotEmptyError, knowledge_export, knowledge_import
 from apps.claims.services import claim_create
 from apps.claims.signals import claims_content_changed
 from apps.contexts.models import Context
 from apps.contexts.services import context_create
-from tests.claims.rich_account import build_rich_account, snapshot
+from apps.knowledge.portability import AccountNotEmptyError, knowledge_export, knowledge_import
 from tests.factories import UserFactory
+from tests.knowledge.rich_account import build_rich_account, snapshot
 
 pytestmark = pytest.mark.django_db
 
