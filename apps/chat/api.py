@@ -17,6 +17,7 @@ from apps.claims.selectors import claim_lookup
 from apps.core.request_user import current_user
 from apps.projects.selectors import project_get
 
+from .events import Ack, TurnError, TurnEvent, references_payload
 from .models import Conversation, Message
 from .pipeline.prepare import attached_ids
 from .pipeline.turn import run_turn
@@ -192,9 +193,9 @@ class ConversationViewSet(
         conversation = self.get_object()
         data = PostInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        events: list[dict[str, Any]] = []
+        events: list[TurnEvent] = []
 
-        async def collect(event: dict[str, Any]) -> None:
+        async def collect(event: TurnEvent) -> None:
             events.append(event)
 
         async def turn() -> Message | None:
@@ -221,15 +222,15 @@ class ConversationViewSet(
         except TurnRejected as rejection:
             raise serializers.ValidationError({"text": str(rejection)}) from rejection
         if answer is None:
-            error = next((e for e in events if e["type"] == "error"), {"message": "Refused."})
-            raise serializers.ValidationError({"text": error["message"]})
-        ack = next(e for e in events if e["type"] == "ack")
-        user_message = Message.objects.get(pk=ack["message_id"])
+            error = next((e for e in events if isinstance(e, TurnError)), None)
+            raise serializers.ValidationError({"text": error.message if error else "Refused."})
+        ack = next(e for e in events if isinstance(e, Ack))
+        user_message = Message.objects.get(pk=ack.message_id)
         return Response(
             {
                 "user_message": MessageSerializer(user_message).data,
                 "answer": MessageSerializer(answer).data,
-                "references": ack["references"],
+                "references": references_payload(ack.references),
             },
             status=status.HTTP_201_CREATED,
         )

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.chat.citations import SourceRegistry
+from apps.chat.error_codes import ErrorCode
 from apps.chat.llm import ChatTurn
 from apps.chat.models import Conversation, Message
 from apps.chat.prompting import ChunkLine, FactLine, MemoryLine, build_system_prompt
@@ -52,15 +53,15 @@ CHUNK_CITE_SIMILARITY = 0.3
 def validate_request(request: TurnRequest) -> TurnRequest:
     text = request.text or ""
     if not text.strip():
-        raise TurnRejected("Type a message first.", "empty")
+        raise TurnRejected("Type a message first.", ErrorCode.EMPTY)
     if len(text.encode("utf-8")) > MAX_MESSAGE_CHARS:
         raise TurnRejected(
             f"That message is {len(text.encode()) // 1024} KB; the limit is "
             f"{MAX_MESSAGE_CHARS // 1024} KB. Upload long text as a file instead.",
-            "too_large",
+            ErrorCode.TOO_LARGE,
         )
     if "\x00" in text:
-        raise TurnRejected("The message contains a NUL character.", "invalid")
+        raise TurnRejected("The message contains a NUL character.", ErrorCode.INVALID)
     return request
 
 
@@ -341,5 +342,7 @@ def attached_ids(raw: Sequence[object]) -> tuple[uuid.UUID, ...]:
         try:
             ids.append(uuid.UUID(str(value)))
         except ValueError as error:
-            raise TurnRejected(f"'{str(value)[:40]}' is not a claim id.", "invalid") from error
+            raise TurnRejected(
+                f"'{str(value)[:40]}' is not a claim id.", ErrorCode.INVALID
+            ) from error
     return tuple(ids)
