@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
 from django.urls import reverse
-from django.utils import timezone
 
 from apps.chat.citations import SourceRegistry
 from apps.chat.llm import ToolCall, ToolResult
@@ -26,9 +25,10 @@ from apps.chat.llm.tools import (
     parse_tool_input,
 )
 from apps.chat.models import Message
-from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
-from apps.claims.services import claim_retract, claim_update
-from apps.indexing.models import Chunk
+from apps.claims.models import Claim, ClaimOrigin
+from apps.claims.selectors import claim_by_number, claims_by_id
+from apps.claims.services import claim_complete, claim_retract, claim_update
+from apps.indexing.selectors import chunk_document_id
 
 from .dedupe import claim_add_or_reinforce
 from .prepare import passage_url
@@ -90,7 +90,7 @@ class TurnTools:
         return f"{verb}: #{claim.number} (@{claim.friendly_id}) {claim.statement} [{number}]"
 
     def memory_update(self, data: MemoryUpdateInput) -> str:
-        claim = Claim.objects.filter(user=self.user, number=data.claim_number).first()
+        claim = claim_by_number(user=self.user, number=data.claim_number)
         if claim is None:
             raise ToolInputError(f"There is no claim #{data.claim_number}.")
         if data.action == "retract":
@@ -100,16 +100,7 @@ class TurnTools:
                 raise ToolInputError("An edit needs the new statement.")
             claim_update(claim=claim, statement=data.statement)
         else:
-            # A completed goal or a bought item is history: it leaves the answers but keeps
-            # its record, marked done, on the Knowledge page.
-            metadata = {
-                **claim.metadata,
-                "done": True,
-                "done_at": timezone.now().isoformat(),
-                "done_action": data.action,
-                "note": data.note,
-            }
-            claim_update(claim=claim, metadata=metadata, status=ClaimStatus.RETRACTED)
+            claim_complete(claim=claim, action=data.action, note=data.note)
         claim.refresh_from_db()
         number = self._register_claim(claim)
         return f"#{claim.number} is now {claim.status}: {claim.statement} [{number}]"
@@ -120,10 +111,16 @@ class TurnTools:
         hits = hybrid_search(user=self.user, query=data.query, k=data.limit)
         if not hits:
             return "Nothing in memory matches."
+        claims = claims_by_id(
+            user=self.user,
+            ids=[hit.claim_id for hit in hits if hit.kind == "claim" and hit.claim_id],
+        )
         lines = []
         for hit in hits:
             if hit.kind == "claim" and hit.claim_id:
-                claim = Claim.objects.get(pk=hit.claim_id)
+                claim = claims.get(hit.claim_id)
+                if claim is None:  # deleted since the search
+                    continue
                 lines.append(f"[{self._register_claim(claim)}] #{claim.number} {claim.statement}")
             else:
                 number = self.registry.register(
@@ -145,11 +142,7 @@ class TurnTools:
             return str(uuid.UUID(ref_id))
         except ValueError:
             pass
-        document_id = (
-            Chunk.objects.filter(user=self.user, pk=int(ref_id), document__isnull=False)
-            .values_list("document_id", flat=True)
-            .first()
-        )
+        document_id = chunk_document_id(user=self.user, chunk_id=int(ref_id))
         if document_id is None:
             raise ToolInputError("That passage's document is no longer indexed.")
         return str(document_id)

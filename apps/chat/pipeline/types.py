@@ -9,8 +9,8 @@ from apps.chat.error_codes import ErrorCode
 from apps.chat.llm import ChatTurn
 from apps.chat.models import Conversation, Message
 from apps.chat.prompting import ChunkLine, FactLine
+from apps.claims.selectors import LeanClaim
 from apps.contexts.references import ReferenceResolution
-from apps.contexts.selectors import ResolvedClaim
 
 MAX_MESSAGE_CHARS = 32 * 1024
 
@@ -35,7 +35,7 @@ class TurnRequest:
 class MemoryItem:
     """One claim brought into the turn, with the label of the strongest reason it is here."""
 
-    claim: ResolvedClaim
+    claim: LeanClaim
     label: str
     priority: int
     score: float | None = None
