@@ -12,7 +12,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
-from apps.claims.models import Claim, ClaimOrigin, Tag
+from apps.claims.models import CLAIM_EDITABLE_FIELDS, Claim, ClaimOrigin, Tag
 from apps.claims.presentation import (
     number_from_term,
     source_message_url,
@@ -45,21 +45,6 @@ from apps.core.request_user import current_user
 from . import actions
 from .filters import ClaimTypeFilter, ContextFilter, DomainFilter, TagFilter
 from .forms import ClaimAdminForm
-
-WRITABLE_FIELDS = (
-    "statement",
-    "friendly_id",
-    "claim_types",
-    "domains",
-    "status",
-    "possible_questions",
-    "pinned",
-    "confidence",
-    "valid_from",
-    "valid_until",
-    "metadata",
-)
-
 
 MAIN_FIELDS = ["statement", "friendly_id", "claim_types", "domains", "status", "pinned"]
 ADD_FIELDSETS = [
@@ -150,7 +135,9 @@ class ClaimAdmin(ServiceAdminMixin, OwnedModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: Claim, form: Form, change: bool) -> None:
         data = {
-            name: form.cleaned_data[name] for name in WRITABLE_FIELDS if name in form.cleaned_data
+            name: form.cleaned_data[name]
+            for name in CLAIM_EDITABLE_FIELDS
+            if name in form.cleaned_data
         }
         with service_call():
             if change:

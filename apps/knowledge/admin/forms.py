@@ -12,7 +12,7 @@ from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
-from apps.claims.models import Claim, ClaimType, Domain, Tag
+from apps.claims.models import CLAIM_EDITABLE_FIELDS, Claim, ClaimType, Domain, Tag
 from apps.claims.services.validation import (
     clean_friendly_id,
     clean_questions,
@@ -76,20 +76,7 @@ class ClaimAdminForm(ServiceForm):
 
     class Meta:
         model = Claim
-        fields = [
-            "statement",
-            "friendly_id",
-            "claim_types",
-            "domains",
-            "status",
-            "possible_questions",
-            "pinned",
-            "confidence",
-            "valid_from",
-            "valid_until",
-            "metadata",
-            "supersedes",
-        ]
+        fields = [*CLAIM_EDITABLE_FIELDS, "supersedes"]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.claims.models import (
+    CLAIM_EDITABLE_FIELDS,
     STATEMENT_MAX_LENGTH,
     Claim,
     ClaimStatus,
@@ -57,21 +58,11 @@ class ClaimOutputSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "number",
-            "friendly_id",
-            "statement",
-            "claim_types",
-            "domains",
-            "status",
-            "possible_questions",
-            "pinned",
-            "confidence",
-            "valid_from",
-            "valid_until",
+            *CLAIM_EDITABLE_FIELDS,
             "supersedes",
             "superseded_by",
             "origin",
             "source_message",
-            "metadata",
             "reinforced_count",
             "contexts",
             "tags",
