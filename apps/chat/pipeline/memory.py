@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from apps.chat.models import Conversation
 from apps.chat.prompting import format_memory_line
@@ -23,6 +23,8 @@ from apps.claims.selectors import (
     lean_claims,
 )
 from apps.contexts.references import ReferenceResolution
+from apps.indexing import search as index_search
+from apps.indexing.embeddings import Vector
 
 from .types import MemoryItem
 
@@ -42,14 +44,14 @@ def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-def auto_claims(user: User, query: str, vector: Any = None) -> list[tuple[LeanClaim, float | None]]:
+def auto_claims(
+    user: User, query: str, vector: Vector | None = None
+) -> list[tuple[LeanClaim, float | None]]:
     """Claims the hybrid search finds for the message, best first."""
     if not query.strip():
         return []
     try:
-        from apps.indexing.search import hybrid_search
-
-        hits = hybrid_search(
+        hits = index_search.hybrid_search(
             user=user, query=query, kinds=("claim",), k=AUTO_LIMIT * 2, vector=vector
         )
     except Exception:  # search down: the turn goes on with the memory it was given
@@ -74,7 +76,7 @@ def gather_memory(
     attached_claim_ids: Sequence[uuid.UUID],
     query: str,
     token_budget: int = DEFAULT_MEMORY_TOKEN_BUDGET,
-    query_vector: Any = None,
+    query_vector: Vector | None = None,
 ) -> list[MemoryItem]:
     items: list[MemoryItem] = []
     seen: set[uuid.UUID] = set()
