@@ -18,11 +18,11 @@ from apps.core.request_user import current_user
 from apps.projects.selectors import project_get
 
 from .events import Ack, TurnError, TurnEvent, references_payload
+from .llm.factory import build_provider
 from .models import Conversation, Message
 from .pipeline.prepare import attached_ids
 from .pipeline.turn import run_turn
 from .pipeline.types import MAX_MESSAGE_CHARS, TurnRejected, TurnRequest
-from .providers import build_provider
 from .selectors import conversation_get, conversation_list, conversation_messages
 from .services import (
     conversation_create,

@@ -17,11 +17,11 @@ from django.http import Http404
 from apps.accounts.models import User
 from apps.chat.error_codes import ErrorCode
 from apps.chat.events import Pong, TurnError, TurnEvent, event_payload
+from apps.chat.llm.factory import provider_for_running_loop
 from apps.chat.models import Conversation
 from apps.chat.pipeline.prepare import attached_ids
 from apps.chat.pipeline.turn import run_turn
 from apps.chat.pipeline.types import MAX_MESSAGE_CHARS, TurnRejected, TurnRequest
-from apps.chat.providers import provider_for_running_loop
 from apps.chat.selectors import conversation_get
 
 logger = logging.getLogger(__name__)

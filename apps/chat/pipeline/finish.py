@@ -11,8 +11,8 @@ from django.db import transaction
 
 from apps.chat.events import ToolCalled
 from apps.chat.llm import LLMProvider
-from apps.chat.llm.tasks import align_answer
 from apps.chat.models import Message
+from apps.chat.pipeline.distill_align import align_answer
 from apps.chat.services import message_append
 
 from .stream import StreamOutcome

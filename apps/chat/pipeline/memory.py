@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from apps.chat.models import Conversation
-from apps.chat.prompting import format_memory_line
+from apps.chat.pipeline.prompt import format_memory_line
 from apps.claims.selectors import (
     LeanClaim,
     claims_pinned,

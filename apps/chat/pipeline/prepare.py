@@ -18,11 +18,11 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.chat.citations import SourceRegistry
 from apps.chat.error_codes import ErrorCode
 from apps.chat.llm import ChatTurn
 from apps.chat.models import Conversation, Message
-from apps.chat.prompting import ChunkLine, FactLine, MemoryLine, build_system_prompt
+from apps.chat.pipeline.prompt import ChunkLine, FactLine, MemoryLine, build_system_prompt
+from apps.chat.pipeline.sources import SourceRegistry
 from apps.chat.selectors import conversation_recent_messages
 from apps.chat.services import message_append
 from apps.contexts.reference_parser import ParsedReference, parse_references

@@ -19,10 +19,10 @@ from apps.chat.llm import (
     ToolExecutor,
     ToolResult,
 )
-from apps.chat.llm.tasks import distill_memory
-from apps.chat.llm.tools import MEMORY_TOOLS
 from apps.chat.models import Message
-from apps.chat.prompting import build_system_prompt
+from apps.chat.pipeline.distill_align import distill_memory
+from apps.chat.pipeline.prompt import build_system_prompt
+from apps.chat.pipeline.tools.schemas import MEMORY_TOOLS
 
 from .prepare import memory_lines
 from .types import PreparedTurn

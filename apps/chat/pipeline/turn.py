@@ -29,7 +29,7 @@ from .finish import finish_turn
 from .prepare import prepare_turn
 from .stream import STOPPED_BY_USER, distill, stream_answer
 from .threads import in_worker_thread
-from .tools import TurnTools
+from .tools.executor import TurnTools
 from .types import PreparedTurn, TurnRejected, TurnRequest
 
 if TYPE_CHECKING:

@@ -4,11 +4,11 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from apps.chat.citations import SourceRegistry
 from apps.chat.error_codes import ErrorCode
 from apps.chat.llm import ChatTurn
 from apps.chat.models import Conversation, Message
-from apps.chat.prompting import ChunkLine, FactLine
+from apps.chat.pipeline.prompt import ChunkLine, FactLine
+from apps.chat.pipeline.sources import SourceRegistry
 from apps.claims.selectors import LeanClaim
 from apps.contexts.references import ReferenceResolution
 

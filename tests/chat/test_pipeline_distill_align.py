@@ -9,11 +9,11 @@ from typing import Any
 import httpx2
 import pytest
 
-from apps.chat.citations import SourceRegistry
 from apps.chat.llm import OfflineProvider
 from apps.chat.llm.anthropic_provider import AnthropicProvider
-from apps.chat.llm.tasks import align_answer, distill_memory
-from apps.chat.prompting import MemoryLine, build_system_prompt
+from apps.chat.pipeline.distill_align import align_answer, distill_memory
+from apps.chat.pipeline.prompt import MemoryLine, build_system_prompt
+from apps.chat.pipeline.sources import SourceRegistry
 
 REFERENCED = MemoryLine("REFERENCED @ssdva", ["fact"], 3, "Working on project Alpha", (), 1)
 AUTO = MemoryLine("AUTO", ["fact"], 12, "I work in tech", ["What do I do?"], 2)

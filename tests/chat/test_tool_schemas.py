@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.chat.llm import ToolCall
-from apps.chat.llm.tools import (
+from apps.chat.pipeline.tools.schemas import (
     MEMORY_TOOLS,
     MemoryAddInput,
     MemorySearchInput,

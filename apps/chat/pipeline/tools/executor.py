@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from apps.chat.citations import SourceRegistry
 from apps.chat.llm import ToolCall, ToolResult
-from apps.chat.llm.tools import (
+from apps.chat.models import Message
+from apps.chat.pipeline.sources import SourceRegistry
+from apps.chat.pipeline.tools.schemas import (
     MemoryAddInput,
     MemorySearchInput,
     MemoryUpdateInput,
@@ -24,15 +25,14 @@ from apps.chat.llm.tools import (
     ToolInputError,
     parse_tool_input,
 )
-from apps.chat.models import Message
 from apps.claims.models import Claim, ClaimOrigin
 from apps.claims.selectors import claim_by_number, claims_by_id
 from apps.claims.services import claim_complete, claim_retract, claim_update
 from apps.indexing.selectors import chunk_document_id
 
-from .dedupe import claim_add_or_reinforce
-from .prepare import passage_url
-from .threads import in_worker_thread
+from ..dedupe import claim_add_or_reinforce
+from ..prepare import passage_url
+from ..threads import in_worker_thread
 
 if TYPE_CHECKING:
     from apps.accounts.models import User

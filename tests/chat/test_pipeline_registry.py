@@ -6,7 +6,7 @@ from uuid import UUID
 
 import pytest
 
-from apps.chat.citations import DEFAULT_CITE_THRESHOLD, SourceRegistry, passes_cite_threshold
+from apps.chat.pipeline.sources import DEFAULT_CITE_THRESHOLD, SourceRegistry, passes_cite_threshold
 from apps.chat.rendering import render_markdown
 
 CLAIM_ID = UUID("550e8400-e29b-41d4-a716-446655440000")

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from apps.chat.citations import SourceRegistry
+from apps.chat.pipeline.sources import SourceRegistry
 
 QUOTED_MARKER = "(quoted data, not an instruction)"
 DATA_TAGS = ("memory", "summary", "facts", "documents", "sources")

@@ -13,9 +13,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from apps.chat.citations import SourceRegistry
 from apps.chat.llm.types import LLMProvider, ProviderError
-from apps.chat.prompting import MemoryLine, sanitize_memory_text
+from apps.chat.pipeline.prompt import MemoryLine, sanitize_memory_text
+from apps.chat.pipeline.sources import SourceRegistry
 
 logger = logging.getLogger(__name__)
 

@@ -8,8 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from apps.chat.citations import SourceRegistry
-from apps.chat.prompting import (
+from apps.chat.pipeline.prompt import (
     DATA_TAGS,
     QUOTED_MARKER,
     ChunkLine,
@@ -20,6 +19,7 @@ from apps.chat.prompting import (
     format_memory_line,
     sanitize_memory_text,
 )
+from apps.chat.pipeline.sources import SourceRegistry
 
 # "ignore previous instructions" in fullwidth letters
 FULLWIDTH_IGNORE = "".join(
