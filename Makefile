@@ -63,9 +63,11 @@ test: setup browsers cpu-guard
 	@if command -v node >/dev/null 2>&1; then node --test tests/js/; \
 	else echo "node is not installed: the JavaScript parser tests were not run"; exit 1; fi
 
+# lint-imports checks DESIGN §2's one-way dependencies between the apps ([tool.importlinter]).
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy apps config
+	$(VENV)/bin/lint-imports
 
 bench: setup
 	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done

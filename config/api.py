@@ -15,18 +15,18 @@ from apps.accounts.api import TokenObtainApi
 from apps.accounts.ui_api import router as accounts_ui_router
 from apps.chat.api import ConversationViewSet
 from apps.chat.ui_api import router as chat_ui_router
-from apps.claims.api import (
+from apps.contexts.reference_api import MessageResolveApi, ReferenceResolveApi
+from apps.contexts.ui_api import router as contexts_ui_router
+from apps.facts.api import ProjectFactViewSet
+from apps.indexing.api import DocumentViewSet, SearchApi, SourceViewSet
+from apps.knowledge.api import (
     ClaimViewSet,
     EntityViewSet,
     KnowledgeExportApi,
     KnowledgeImportApi,
     TagViewSet,
 )
-from apps.contexts.api import ContextViewSet
-from apps.contexts.reference_api import MessageResolveApi, ReferenceResolveApi
-from apps.contexts.ui_api import router as contexts_ui_router
-from apps.facts.api import ProjectFactViewSet
-from apps.indexing.api import DocumentViewSet, SearchApi, SourceViewSet
+from apps.knowledge.api.contexts import ContextViewSet
 from apps.projects.api import ProjectViewSet
 from config.security import with_api_docs_policy
 

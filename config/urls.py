@@ -10,7 +10,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/", include("apps.accounts.urls")),
-    path("knowledge/", include("apps.claims.urls")),
+    path("knowledge/", include("apps.knowledge.urls")),
     path("facts/", include("apps.facts.urls")),
     path("files/", include("apps.indexing.urls")),
     path("admin/", admin.site.urls),

@@ -47,9 +47,9 @@ def redis_url() -> str:
 
 @pytest.fixture(scope="session", autouse=True)
 def _close_pool_connections(django_db_setup: None) -> Iterator[None]:
-    """Pool threads (config/concurrency.py) keep their connections between tasks; they
+    """Pool threads (apps/core/concurrency.py) keep their connections between tasks; they
     must be closed before pytest-django drops the test database."""
     yield
-    from config.concurrency import close_pool_connections
+    from apps.core.concurrency import close_pool_connections
 
     close_pool_connections()

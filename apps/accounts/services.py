@@ -6,20 +6,21 @@ from django.contrib.auth.password_validation import validate_password
 from django.db import transaction
 from django.utils import timezone
 
-from apps.projects.services import project_ensure_personal
-
 from .models import ApiToken, MemoryMode, User, hash_token_key
+from .signals import user_created
 
 
 @transaction.atomic
 def user_create(*, email: str, password: str, display_name: str = "") -> User:
-    """Create a user with a Personal project. The password must pass the validators."""
+    """Create a user; the apps above accounts set up what a new user has (``user_created``:
+    the projects app makes the Personal project) in the same transaction. The password
+    must pass the validators."""
     user = User(email=User.objects.normalize_email(email).lower(), display_name=display_name)
     validate_password(password, user)
     user.set_password(password)
     user.full_clean(exclude=["password"])
     user.save()
-    project_ensure_personal(user=user)
+    user_created.send(sender=User, user=user)
     return user
 
 

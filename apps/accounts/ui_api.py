@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 from ninja import Router, Schema
 
-from .request_user import current_user
+from apps.core.request_user import current_user
 
 router = Router(tags=["accounts"])
 

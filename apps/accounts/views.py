@@ -9,8 +9,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from django_ratelimit.core import is_ratelimited
 
+from apps.core.request_user import current_user
+
 from .forms import ApiTokenForm, SettingsForm, SignUpForm
-from .request_user import current_user
 from .selectors import api_token_list
 from .services import api_token_create, api_token_revoke, user_create, user_update_settings
 

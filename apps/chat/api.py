@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from drf_spectacular.utils import extend_schema, extend_schema_serializer, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
@@ -14,15 +13,16 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.accounts.request_user import current_user
 from apps.claims.selectors import claim_lookup
+from apps.core.request_user import current_user
 from apps.projects.selectors import project_get
 
+from .events import Ack, TurnError, TurnEvent, references_payload
+from .llm.factory import build_provider
 from .models import Conversation, Message
 from .pipeline.prepare import attached_ids
 from .pipeline.turn import run_turn
 from .pipeline.types import MAX_MESSAGE_CHARS, TurnRejected, TurnRequest
-from .providers import build_provider
 from .selectors import conversation_get, conversation_list, conversation_messages
 from .services import (
     conversation_create,
@@ -77,12 +77,6 @@ class ConversationSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["id", "pinned_claim_ids", "created_at", "updated_at"]
         extra_kwargs = {"project": {"required": False}}
-
-
-def _drf_error(error: DjangoValidationError) -> serializers.ValidationError:
-    return serializers.ValidationError(
-        error.message_dict if hasattr(error, "error_dict") else {"detail": error.messages}
-    )
 
 
 @extend_schema_serializer(component_name="ChatPostInput")
@@ -162,23 +156,17 @@ class ConversationViewSet(
         project = serializer.validated_data.get("project")
         if project is not None and project.owner_id != user.pk:
             raise serializers.ValidationError({"project": "No such project."})
-        try:
-            serializer.instance = conversation_create(
-                user=user, project=project, title=serializer.validated_data.get("title", "")
-            )
-        except DjangoValidationError as error:
-            raise _drf_error(error) from error
+        serializer.instance = conversation_create(
+            user=user, project=project, title=serializer.validated_data.get("title", "")
+        )
 
     def perform_update(self, serializer: serializers.BaseSerializer) -> None:
         conversation = self.get_object()
         data = serializer.validated_data
-        try:
-            if "title" in data:
-                conversation_update(conversation=conversation, title=data["title"])
-            if "archived" in data:
-                conversation_set_archived(conversation=conversation, archived=data["archived"])
-        except DjangoValidationError as error:
-            raise _drf_error(error) from error
+        if "title" in data:
+            conversation_update(conversation=conversation, title=data["title"])
+        if "archived" in data:
+            conversation_set_archived(conversation=conversation, archived=data["archived"])
         serializer.instance = conversation
 
     def perform_destroy(self, instance: Conversation) -> None:
@@ -205,9 +193,9 @@ class ConversationViewSet(
         conversation = self.get_object()
         data = PostInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        events: list[dict[str, Any]] = []
+        events: list[TurnEvent] = []
 
-        async def collect(event: dict[str, Any]) -> None:
+        async def collect(event: TurnEvent) -> None:
             events.append(event)
 
         async def turn() -> Message | None:
@@ -234,15 +222,15 @@ class ConversationViewSet(
         except TurnRejected as rejection:
             raise serializers.ValidationError({"text": str(rejection)}) from rejection
         if answer is None:
-            error = next((e for e in events if e["type"] == "error"), {"message": "Refused."})
-            raise serializers.ValidationError({"text": error["message"]})
-        ack = next(e for e in events if e["type"] == "ack")
-        user_message = Message.objects.get(pk=ack["message_id"])
+            error = next((e for e in events if isinstance(e, TurnError)), None)
+            raise serializers.ValidationError({"text": error.message if error else "Refused."})
+        ack = next(e for e in events if isinstance(e, Ack))
+        user_message = Message.objects.get(pk=ack.message_id)
         return Response(
             {
                 "user_message": MessageSerializer(user_message).data,
                 "answer": MessageSerializer(answer).data,
-                "references": ack["references"],
+                "references": references_payload(ack.references),
             },
             status=status.HTTP_201_CREATED,
         )

@@ -5,3 +5,10 @@ class ChatConfig(AppConfig):
     name = "apps.chat"
     label = "chat"
     verbose_name = "Chat"
+
+    def ready(self) -> None:
+        from apps.indexing.turns import turn_source_register
+
+        from .turn_source import ChatTurnSource
+
+        turn_source_register(ChatTurnSource())

@@ -16,11 +16,13 @@ from django.http import Http404
 
 from apps.accounts.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, refuse
 from apps.accounts.models import User
+from apps.chat.error_codes import ErrorCode
+from apps.chat.events import Pong, TurnError, TurnEvent, event_payload
+from apps.chat.llm.factory import provider_for_running_loop
 from apps.chat.models import Conversation
 from apps.chat.pipeline.prepare import attached_ids
 from apps.chat.pipeline.turn import run_turn
 from apps.chat.pipeline.types import MAX_MESSAGE_CHARS, TurnRejected, TurnRequest
-from apps.chat.providers import provider_for_running_loop
 from apps.chat.selectors import conversation_get
 
 logger = logging.getLogger(__name__)
@@ -67,27 +69,27 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if self.turn is not None and not self.turn.done():
             self.turn.cancel()
 
-    async def emit(self, event: dict[str, Any]) -> None:
+    async def emit(self, event: TurnEvent) -> None:
+        """The edge: the typed event becomes the JSON the page reads."""
         if not self.closed:
-            await self.send(text_data=json.dumps(event, default=str))
+            await self.send(text_data=json.dumps(event_payload(event), default=str))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if text_data is None:
-            await self.emit({"type": "error", "code": "invalid", "message": "Send JSON text."})
+            await self.emit(TurnError(code=ErrorCode.INVALID, message="Send JSON text."))
             return
         if len(text_data.encode("utf-8")) > MAX_MESSAGE_CHARS + 4096:
             await self.emit(
-                {
-                    "type": "error",
-                    "code": "too_large",
-                    "message": f"Messages are limited to {MAX_MESSAGE_CHARS // 1024} KB.",
-                }
+                TurnError(
+                    code=ErrorCode.TOO_LARGE,
+                    message=f"Messages are limited to {MAX_MESSAGE_CHARS // 1024} KB.",
+                )
             )
             return
         try:
             content = json.loads(text_data)
         except json.JSONDecodeError:
-            await self.emit({"type": "error", "code": "invalid", "message": "Malformed JSON."})
+            await self.emit(TurnError(code=ErrorCode.INVALID, message="Malformed JSON."))
             return
         kind = content.get("type") if isinstance(content, dict) else None
         if kind == "message":
@@ -96,30 +98,27 @@ class ChatConsumer(AsyncWebsocketConsumer):
             if self.turn is not None and not self.turn.done():
                 self.turn.cancel()
         elif kind == "ping":
-            await self.emit({"type": "pong"})
+            await self.emit(Pong())
         else:
             await self.emit(
-                {
-                    "type": "error",
-                    "code": "invalid",
-                    "message": "Unknown event type; send 'message' or 'cancel'.",
-                }
+                TurnError(
+                    code=ErrorCode.INVALID,
+                    message="Unknown event type; send 'message' or 'cancel'.",
+                )
             )
 
     async def start_turn(self, content: dict[str, Any]) -> None:
         if self.turn is not None and not self.turn.done():
             await self.emit(
-                {
-                    "type": "error",
-                    "code": "busy",
-                    "message": "Wait for the answer, or stop it, before sending.",
-                }
+                TurnError(
+                    code=ErrorCode.BUSY, message="Wait for the answer, or stop it, before sending."
+                )
             )
             return
         try:
             text = content.get("text")
             if not isinstance(text, str):
-                raise TurnRejected("'text' must be a string.", "invalid")
+                raise TurnRejected("'text' must be a string.", ErrorCode.INVALID)
             topic = content.get("fact_topic")
             request = TurnRequest(
                 text=text,
@@ -127,15 +126,13 @@ class ChatConsumer(AsyncWebsocketConsumer):
                 fact_topic=topic if isinstance(topic, str) and topic.strip() else None,
             )
         except TurnRejected as rejection:
-            await self.emit({"type": "error", "code": rejection.code, "message": str(rejection)})
+            await self.emit(TurnError(code=rejection.code, message=str(rejection)))
             return
         if not await database_sync_to_async(rate_limit_allows)(self.user.pk):
             await self.emit(
-                {
-                    "type": "error",
-                    "code": "rate_limited",
-                    "message": "Too many messages at once; wait a moment.",
-                }
+                TurnError(
+                    code=ErrorCode.RATE_LIMITED, message="Too many messages at once; wait a moment."
+                )
             )
             return
         self.turn = asyncio.create_task(self._run(request))
@@ -152,9 +149,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
         except Exception:
             logger.exception("chat turn failed")
             await self.emit(
-                {
-                    "type": "error",
-                    "code": "internal",
-                    "message": "Something went wrong. Your message was saved; try again.",
-                }
+                TurnError(
+                    code=ErrorCode.INTERNAL,
+                    message="Something went wrong. Your message was saved; try again.",
+                )
             )

@@ -12,9 +12,9 @@ from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from apps.chat.events import message_html
 from apps.chat.models import Conversation, Message
 from apps.chat.pipeline.stream import STOPPED_BY_USER
-from apps.chat.pipeline.turn import message_payload
 from apps.claims.selectors import claim_list
 from apps.contexts.reference_parser import parse_references
 
@@ -104,7 +104,7 @@ def user_message_html(text: str) -> SafeString:
 def answer_html(message: Message) -> SafeString:
     """The server-rendered, sanitised answer; a `[N]` without its own URL points at the
     message's own sources list rather than the first `#src-N` on the page."""
-    html: str = message_payload(message)["html"]
+    html = message_html(message)
     return mark_safe(html.replace('href="#src-', f'href="#src-{message.pk}-'))  # noqa: S308
 
 

@@ -11,9 +11,9 @@ from django.db import transaction
 from apps.accounts.models import MemoryMode
 from apps.chat.models import Message
 from apps.claims.models import ClaimOrigin, ClaimStatus
-from config.jobs import queue_task
+from apps.core.jobs import queue_task
 
-from .extraction import EXTRACT_SYSTEM, Candidate, parse_llm_candidates, rule_based_candidates
+from .claim_extraction import EXTRACT_SYSTEM, Candidate, parse_llm_candidates, rule_based_candidates
 from .pipeline.dedupe import claim_add_or_reinforce
 
 logger = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ def _candidates(user_message: Message, assistant_message: Message) -> list[Candi
 
     if not settings.ANTHROPIC_API_KEY:
         return rule_based_candidates(user_message.content)
-    from apps.chat.providers import build_provider
+    from apps.chat.llm.factory import build_provider
 
     async def ask() -> str:
         provider = build_provider()

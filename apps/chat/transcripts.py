@@ -66,5 +66,5 @@ def _index_all(message_ids: list[uuid.UUID]) -> None:
     from apps.indexing.services import message_index_enqueue
 
     for message in Message.objects.filter(pk__in=message_ids).order_by("order"):
-        status = message_index_enqueue(message=message)
+        status = message_index_enqueue(message_id=message.pk)
         Message.objects.filter(pk=message.pk).update(index_status=status[:20])

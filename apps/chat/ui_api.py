@@ -14,7 +14,6 @@ from django.urls import reverse
 from ninja import Query, Router, Schema, Status
 from ninja.errors import HttpError
 
-from apps.accounts.request_user import current_user
 from apps.chat.models import Conversation
 from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.chat.presentation import remember_default
@@ -29,7 +28,8 @@ from apps.chat.services import (
 )
 from apps.claims.models import Claim, ClaimOrigin
 from apps.claims.selectors import claim_get
-from apps.claims.services import claim_update
+from apps.claims.services import claim_pin as claim_pin_service
+from apps.core.request_user import current_user
 
 router = Router(tags=["chat"])
 LIST_LIMIT = 200
@@ -184,7 +184,7 @@ def conversation_unpin(
 def claim_pin(request: HttpRequest, claim_id: uuid.UUID, payload: GlobalPinIn) -> ClaimOut:
     """Pin a claim globally: it is used in every answer of every conversation."""
     claim = claim_get(user=current_user(request), claim_id=claim_id)
-    return _claim_out(claim_update(claim=claim, pinned=payload.pinned))
+    return _claim_out(claim_pin_service(claim=claim, pinned=payload.pinned))
 
 
 @router.post("/messages/{message_id}/remember", response={200: RememberOut, 201: RememberOut})

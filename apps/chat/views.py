@@ -20,10 +20,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.accounts.models import User
-from apps.accounts.request_user import current_user
 from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.claims.models import ClaimOrigin
+from apps.core.request_user import current_user
 
+from .events import protocol_for_page
 from .forms import (
     ConversationArchiveForm,
     ConversationFilterForm,
@@ -71,6 +72,7 @@ def _render_page(
         "nav": "chat",
         **_sidebar(request, user),
         "conversation": conversation,
+        "chat_protocol": protocol_for_page(),
     }
     if conversation is not None:
         history = list(

@@ -53,6 +53,21 @@ class ClaimStatus(models.TextChoices):
 # Only these are used in answers and in context resolution (DESIGN §4).
 USABLE_STATUSES = (ClaimStatus.ACTIVE, ClaimStatus.CONTESTED)
 
+# What a person (admin, API) may set on a claim; claim_update takes exactly these.
+CLAIM_EDITABLE_FIELDS = (
+    "statement",
+    "friendly_id",
+    "claim_types",
+    "domains",
+    "status",
+    "possible_questions",
+    "pinned",
+    "confidence",
+    "valid_from",
+    "valid_until",
+    "metadata",
+)
+
 
 class ClaimOrigin(models.TextChoices):
     MANUAL = "manual", "Manual"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.contrib.postgres.search import SearchQuery, SearchRank
@@ -17,6 +18,57 @@ if TYPE_CHECKING:
     from apps.accounts.models import User
 
 _NUMBER = re.compile(r"^(?:#|claim_)?(\d{1,9})$")
+LEAN_CLAIM_FIELDS = (
+    "id",
+    "number",
+    "friendly_id",
+    "statement",
+    "claim_types",
+    "status",
+    "possible_questions",
+    "pinned",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LeanClaim:
+    """What a chat turn needs of a claim (a resolved reference, a pin, a search hit), and
+    nothing that is slow to load.
+
+    Resolution sits on the chat path and may return thousands of claims; building model
+    instances (and parsing their timestamps) would cost several times the query itself.
+    """
+
+    id: uuid.UUID
+    number: int
+    friendly_id: str
+    statement: str
+    claim_types: list[str]
+    status: str
+    possible_questions: list[str]
+    pinned: bool
+
+    @property
+    def primary_type(self) -> str:
+        return self.claim_types[0] if self.claim_types else "other"
+
+
+def lean_claims(claims: QuerySet[Claim], *, limit: int | None = None) -> list[LeanClaim]:
+    """``claims`` (already scoped by the caller's selector) as LeanClaims, in their order."""
+    rows = claims.values_list(*LEAN_CLAIM_FIELDS)
+    return [LeanClaim(*row) for row in (rows[:limit] if limit is not None else rows)]
+
+
+def lean_claim(claim: Claim) -> LeanClaim:
+    return LeanClaim(*(getattr(claim, name) for name in LEAN_CLAIM_FIELDS))
+
+
+def claims_usable_lean(*, user: User, ids: Sequence[uuid.UUID]) -> list[LeanClaim]:
+    """The user's active or contested claims among ``ids``, in the order of ``ids``."""
+    if not ids:
+        return []
+    found = {c.id: c for c in lean_claims(claims_usable(user=user).filter(id__in=list(ids)))}
+    return [found[i] for i in ids if i in found]
 
 
 def claim_list(
@@ -76,11 +128,25 @@ def claim_find(*, user: User, key: str) -> Claim | None:
         return None
     number = _NUMBER.match(key)
     if number:
-        return Claim.objects.filter(user=user, number=int(number.group(1))).first()
+        return claim_by_number(user=user, number=int(number.group(1)))
     try:
         return Claim.objects.filter(user=user, id=uuid.UUID(key)).first()
     except ValueError:
         return Claim.objects.filter(user=user, friendly_id=key).first()
+
+
+def claim_by_number(*, user: User, number: int) -> Claim | None:
+    return Claim.objects.filter(user=user, number=number).first()
+
+
+def claims_by_id(*, user: User, ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Claim]:
+    """The user's claims among ``ids``, in one query; another user's id is simply absent."""
+    return {claim.id: claim for claim in Claim.objects.filter(user=user, id__in=list(ids))}
+
+
+def claims_duplicate_candidates(*, user: User) -> QuerySet[Claim]:
+    """Claims a new memory may repeat: usable ones and those still waiting for review."""
+    return Claim.objects.filter(user=user, status__in=[*USABLE_STATUSES, ClaimStatus.PENDING])
 
 
 def claim_lookup(*, user: User, key: str) -> Claim:

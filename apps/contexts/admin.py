@@ -1,7 +1,7 @@
 """ContextAdmin: the context tree in the knowledge editor, written through the services.
 
 Moves are checked by ``context_move`` (no cycles, at most ten levels); its refusals are
-shown as form errors (apps/claims/admin/base.py)."""
+shown as form errors (apps/core/admin_services.py)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from apps.accounts.admin_scoping import OwnedModelAdmin, scope_to_user
-from apps.accounts.request_user import current_user
-from apps.claims.admin.base import (
+from apps.claims.models import Claim
+from apps.core.admin_scoping import OwnedModelAdmin, scope_to_user
+from apps.core.admin_services import (
     ServiceAdminMixin,
     ServiceForm,
     admin_link,
@@ -26,7 +26,7 @@ from apps.claims.admin.base import (
     copy_row,
     service_call,
 )
-from apps.claims.models import Claim
+from apps.core.request_user import current_user
 
 from .models import Context
 from .selectors import context_ancestors, context_resolved_queryset

@@ -8,7 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.request_user import current_user
+from apps.core.request_user import current_user
 
 from .references import ReferenceResolution, resolve_message, resolve_reference
 

@@ -15,27 +15,24 @@ from typing import TYPE_CHECKING, Literal
 from django.db.models import QuerySet
 
 from apps.claims.models import USABLE_STATUSES, Claim, Domain, Entity, Tag
-from apps.claims.selectors import claims_for_domain, claims_for_entity, claims_for_tag
+from apps.claims.selectors import (
+    LeanClaim,
+    claims_for_domain,
+    claims_for_entity,
+    claims_for_tag,
+    lean_claim,
+    lean_claims,
+)
 
 from .models import Context
 from .reference_parser import ParsedReference, parse_references
-from .selectors import ResolvedClaim, context_find, context_find_by_name, context_resolve_claims
+from .selectors import context_find, context_find_by_name, context_resolve_claims
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
 
 ResolutionKind = Literal["claim", "context", "entity", "tag", "domain", "not_found"]
 _CLAIM_NUMBER = re.compile(r"^claim_(\d{1,18})$", re.IGNORECASE)
-_LEAN_FIELDS = (
-    "id",
-    "number",
-    "friendly_id",
-    "statement",
-    "claim_types",
-    "status",
-    "possible_questions",
-    "pinned",
-)
 MAX_IDENTIFIER_LENGTH = 128
 MAX_LABEL_CLAIMS = 500
 _IDENTIFIER = re.compile(rf"^[A-Za-z][A-Za-z0-9_-]{{0,{MAX_IDENTIFIER_LENGTH - 1}}}$")
@@ -46,7 +43,7 @@ class ReferenceResolution:
     identifier: str
     kind: ResolutionKind
     label: str
-    claims: tuple[ResolvedClaim, ...] = ()
+    claims: tuple[LeanClaim, ...] = ()
     object_id: uuid.UUID | None = None
     title: str = ""
     message: str = ""
@@ -57,11 +54,10 @@ class ReferenceResolution:
         return self.kind != "not_found"
 
 
-def _lean(claims: QuerySet[Claim]) -> tuple[ResolvedClaim, ...]:
+def _lean(claims: QuerySet[Claim]) -> tuple[LeanClaim, ...]:
     # A domain or a broad tag can hold thousands of claims, more than any prompt can use:
     # the newest MAX_LABEL_CLAIMS come back (a context resolves whole; DESIGN §4).
-    rows = claims.values_list(*_LEAN_FIELDS)[:MAX_LABEL_CLAIMS]
-    return tuple(ResolvedClaim(*row) for row in rows)
+    return tuple(lean_claims(claims, limit=MAX_LABEL_CLAIMS))
 
 
 def _not_found(identifier: str, message: str | None = None) -> ReferenceResolution:
@@ -152,22 +148,7 @@ def _claim_result(identifier: str, label: str, claim: Claim) -> ReferenceResolut
     claim into the answer, which uses only active and contested ones; the message says so."""
     usable = claim.status in USABLE_STATUSES
     message = "" if usable else f"#{claim.number} is {claim.get_status_display().lower()}."
-    claims = (
-        (
-            ResolvedClaim(
-                claim.id,
-                claim.number,
-                claim.friendly_id,
-                claim.statement,
-                claim.claim_types,
-                claim.status,
-                claim.possible_questions,
-                claim.pinned,
-            ),
-        )
-        if usable
-        else ()
-    )
+    claims = (lean_claim(claim),) if usable else ()
     return ReferenceResolution(
         identifier=identifier,
         kind="claim",

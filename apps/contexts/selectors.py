@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.db import connection
@@ -12,6 +11,7 @@ from django.db.models.expressions import RawSQL
 from django.http import Http404
 
 from apps.claims.models import USABLE_STATUSES, Claim
+from apps.claims.selectors import LeanClaim
 
 from .models import MAX_CONTEXT_DEPTH, Context, ContextClaim
 
@@ -53,28 +53,6 @@ def context_find_by_name(*, user: User, name: str) -> Context | None:
     return Context.objects.get(pk=row[0]) if row else None
 
 
-@dataclass(frozen=True, slots=True)
-class ResolvedClaim:
-    """What a resolved reference needs of a claim, and nothing that is slow to load.
-
-    Resolution sits on the chat path and may return thousands of claims; building model
-    instances (and parsing their timestamps) would cost several times the query itself.
-    """
-
-    id: uuid.UUID
-    number: int
-    friendly_id: str
-    statement: str
-    claim_types: list[str]
-    status: str
-    possible_questions: list[str]
-    pinned: bool
-
-    @property
-    def primary_type(self) -> str:
-        return self.claim_types[0] if self.claim_types else "other"
-
-
 _TREE_CTE = f"""
     WITH RECURSIVE tree AS (
         SELECT id, 1 AS depth FROM {CTX} WHERE id = %s AND user_id = %s
@@ -102,13 +80,13 @@ _RESOLVE_SQL = f"""
 """
 
 
-def context_resolve_claims(*, user: User, context: Context) -> list[ResolvedClaim]:
+def context_resolve_claims(*, user: User, context: Context) -> list[LeanClaim]:
     """Active and contested claims of ``context`` and all its descendants, de-duplicated,
     newest first — one recursive query (DESIGN §4)."""
     statuses = [str(status) for status in USABLE_STATUSES]
     with connection.cursor() as cursor:
         cursor.execute(_RESOLVE_SQL, [context.pk, user.pk, user.pk, statuses])
-        return [ResolvedClaim(*row) for row in cursor.fetchall()]
+        return [LeanClaim(*row) for row in cursor.fetchall()]
 
 
 def context_resolved_queryset(*, user: User, context: Context) -> QuerySet[Claim]:

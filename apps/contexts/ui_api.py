@@ -7,7 +7,7 @@ import uuid
 from django.http import HttpRequest
 from ninja import Query, Router, Schema
 
-from apps.accounts.request_user import current_user
+from apps.core.request_user import current_user
 
 from .autocomplete import reference_suggestions
 from .references import resolve_reference

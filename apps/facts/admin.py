@@ -21,7 +21,7 @@ from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 from django.views.decorators.http import require_POST
 
-from apps.accounts.admin_scoping import OwnedModelAdmin
+from apps.core.admin_scoping import OwnedModelAdmin
 
 from .models import FactOrigin, ProjectFact
 from .services import fact_retract, fact_store, normalize_key, normalize_value

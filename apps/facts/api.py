@@ -8,9 +8,6 @@ the key in a path matches anything up to the action's own suffix (``…/history/
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
@@ -20,7 +17,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.accounts.request_user import current_user
+from apps.core.request_user import current_user
 from apps.projects.selectors import project_get
 
 from .models import MAX_KEY_LENGTH, FactOrigin, FactValueType, ProjectFact
@@ -89,15 +86,6 @@ class FactWriteOutputSerializer(serializers.Serializer):
     fact = FactOutputSerializer()
 
 
-@contextmanager
-def _service_errors() -> Iterator[None]:
-    try:
-        yield
-    except DjangoValidationError as error:
-        detail = error.message_dict if hasattr(error, "error_dict") else {"detail": error.messages}
-        raise serializers.ValidationError(detail) from error
-
-
 class ProjectFactViewSet(viewsets.GenericViewSet):
     queryset = ProjectFact.objects.none()  # every read goes through the user's selectors
     serializer_class = FactOutputSerializer
@@ -133,8 +121,7 @@ class ProjectFactViewSet(viewsets.GenericViewSet):
         project = project_get(user=current_user(request), project_id=project_id)
         data = FactSetInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        with _service_errors():
-            result = fact_store(project=project, origin=FactOrigin.API, **data.validated_data)
+        result = fact_store(project=project, origin=FactOrigin.API, **data.validated_data)
         body = {"outcome": result.outcome, "fact": FactOutputSerializer(result.fact).data}
         code = status.HTTP_200_OK if result.outcome == "unchanged" else status.HTTP_201_CREATED
         return Response(body, status=code)

@@ -22,10 +22,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.models import User
-from apps.accounts.request_user import current_user
+from apps.core.request_user import current_user
 from apps.projects.models import Project
-from apps.projects.selectors import project_get, project_list
-from apps.projects.services import project_ensure_personal
+from apps.projects.selectors import project_list
+from apps.projects.services import project_chosen_or_personal
 
 from .models import MAX_KEY_LENGTH, FactOrigin, FactValueType, ProjectFact
 from .selectors import FactGroup, fact_groups, facts_earlier_versions, facts_retracted_keys
@@ -85,9 +85,7 @@ def display_value(fact: ProjectFact) -> str:
 
 def _chosen_project(request: HttpRequest, user: User) -> Project:
     project_id = request.GET.get("project") or request.POST.get("project")
-    if project_id:
-        return project_get(user=user, project_id=project_id)
-    return project_ensure_personal(user=user)
+    return project_chosen_or_personal(user=user, project_id=project_id)
 
 
 def _page_url(project: Project) -> str:

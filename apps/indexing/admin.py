@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from apps.accounts.admin_scoping import OwnedModelAdmin
+from apps.core.admin_scoping import OwnedModelAdmin
 
 from .models import Chunk, Document, Source
 from .services import document_delete, source_delete

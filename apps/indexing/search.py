@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from apps.claims.models import Claim
-from config.concurrency import run_beside
+from apps.core.concurrency import run_beside
 
 from .embeddings import Vector, get_embedding_provider
 from .models import Chunk, Document

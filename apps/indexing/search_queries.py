@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from apps.claims.models import USABLE_STATUSES, Claim
 
@@ -92,7 +92,7 @@ def user_chunks(
     if "message" not in kinds:
         chunks = chunks.filter(message__isnull=True)
     else:
-        chunks = chunks.filter(Q(message__isnull=True) | Q(message__conversation__archived=False))
+        chunks = chunks.filter(archived=False)
         if exclude_message_ids:
             chunks = chunks.exclude(message_id__in=list(exclude_message_ids))
     return chunks

@@ -84,6 +84,17 @@ def document_chunk_index(*, user: User, document: Document, chunk_id: str) -> in
     return index
 
 
+def chunk_document_id(*, user: User, chunk_id: int) -> uuid.UUID | None:
+    """The document of the user's passage ``chunk_id``; None for a chat message's passage,
+    another user's or one that is gone."""
+    document_id: uuid.UUID | None = (
+        Chunk.objects.filter(user=user, pk=chunk_id, document__isnull=False)
+        .values_list("document_id", flat=True)
+        .first()
+    )
+    return document_id
+
+
 def document_text_for_user(*, user: User, key: uuid.UUID | str) -> tuple[str, str, str]:
     """``(title, text, document id)`` of the user's indexed document, its text rebuilt from
     its chunks with the original character offsets (the whitespace between two chunks

@@ -20,10 +20,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.models import User
-from apps.accounts.request_user import current_user
+from apps.core.request_user import current_user
 from apps.projects.models import Project
 from apps.projects.selectors import project_get, project_list
-from apps.projects.services import project_ensure_personal
+from apps.projects.services import project_chosen_or_personal, project_ensure_personal
 
 from .extract.zipguard import format_bytes
 from .forms import FolderSourceForm, UploadForm
@@ -52,11 +52,7 @@ PASSAGES_PER_PAGE = 50
 
 
 def _project(user: User, project_id: Any) -> Project:
-    return (
-        project_get(user=user, project_id=project_id)
-        if project_id
-        else (project_ensure_personal(user=user))
-    )
+    return project_chosen_or_personal(user=user, project_id=project_id)
 
 
 def _back(project: Project | uuid.UUID | str) -> HttpResponse:

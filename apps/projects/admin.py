@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from apps.accounts.admin_scoping import OwnedModelAdmin
+from apps.core.admin_scoping import OwnedModelAdmin
 
 from .models import Project
 

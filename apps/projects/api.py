@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.accounts.request_user import current_user
+from apps.core.request_user import current_user
 
 from .models import Project
 from .selectors import project_get, project_list
@@ -24,12 +23,6 @@ class ProjectSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "slug", "description", "archived", "created_at", "updated_at"]
         read_only_fields = ["id", "slug", "created_at", "updated_at"]
         extra_kwargs = {"name": {"max_length": 120}}
-
-
-def _as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
-    return serializers.ValidationError(
-        error.message_dict if hasattr(error, "error_dict") else {"detail": error.messages}
-    )
 
 
 @extend_schema_view(
@@ -57,27 +50,21 @@ class ProjectViewSet(
         return project_get(user=current_user(self.request), project_id=self.kwargs["pk"])
 
     def perform_create(self, serializer: serializers.BaseSerializer) -> None:
-        try:
-            serializer.instance = project_create(
-                owner=current_user(self.request),
-                name=serializer.validated_data["name"],
-                description=serializer.validated_data.get("description", ""),
-            )
-        except DjangoValidationError as error:
-            raise _as_drf_error(error) from error
+        serializer.instance = project_create(
+            owner=current_user(self.request),
+            name=serializer.validated_data["name"],
+            description=serializer.validated_data.get("description", ""),
+        )
 
     def perform_update(self, serializer: serializers.BaseSerializer) -> None:
         data = serializer.validated_data
-        try:
-            assert isinstance(serializer.instance, Project)
-            serializer.instance = project_update(
-                project=serializer.instance,
-                name=data.get("name"),
-                description=data.get("description"),
-                archived=data.get("archived"),
-            )
-        except DjangoValidationError as error:
-            raise _as_drf_error(error) from error
+        assert isinstance(serializer.instance, Project)
+        serializer.instance = project_update(
+            project=serializer.instance,
+            name=data.get("name"),
+            description=data.get("description"),
+            archived=data.get("archived"),
+        )
 
     @extend_schema(
         request=None, responses=ProjectSerializer, summary="Archive a project", tags=["projects"]

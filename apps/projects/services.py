@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
 from .models import Project
+from .selectors import project_get
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -82,3 +83,11 @@ def project_ensure_personal(*, user: User) -> Project:
             owner=user, name=PERSONAL_PROJECT_NAME, description="Your default workspace."
         )
     return project
+
+
+def project_chosen_or_personal(*, user: User, project_id: object) -> Project:
+    """The project a request names (another user's answers 404), or the user's Personal
+    project when it names none."""
+    if project_id:
+        return project_get(user=user, project_id=str(project_id))
+    return project_ensure_personal(user=user)

@@ -33,10 +33,12 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "ninja",
     "axes",
+    "apps.core",
     "apps.accounts",
     "apps.projects",
     "apps.claims",
     "apps.contexts",
+    "apps.knowledge",
     "apps.indexing",
     "apps.facts",
     "apps.chat",
@@ -181,6 +183,8 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"token_obtain": "20/min"},
+    # A service's Django ValidationError is a 400 with its field errors, in every view.
+    "EXCEPTION_HANDLER": "apps.core.api.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Cairn API",
@@ -236,5 +240,5 @@ CAIRN_SEARCH_EF_SEARCH = env.int("CAIRN_SEARCH_EF_SEARCH", default=240)
 # Claims alone (the chat turn's claim search) need a smaller list: see ef_search_for.
 CAIRN_SEARCH_EF_SEARCH_CLAIMS = env.int("CAIRN_SEARCH_EF_SEARCH_CLAIMS", default=120)
 # Threads (each with its own short-lived connection) that run independent parts of a
-# search or a chat turn side by side (config/concurrency.py); 0 runs them in turn.
+# search or a chat turn side by side (apps/core/concurrency.py); 0 runs them in turn.
 CAIRN_BESIDE_THREADS = env.int("CAIRN_BESIDE_THREADS", default=4)

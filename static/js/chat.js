@@ -13,8 +13,11 @@
   var stopButton = document.getElementById("stop-btn");
   var errorBox = document.getElementById("composer-error");
   var connState = document.getElementById("conn-state");
-  var MAX_BYTES = 32 * 1024;
-  var REJECTIONS = ["empty", "too_large", "invalid", "busy", "rate_limited"];
+  // The server's error codes and limits (apps/chat/events.py: protocol_for_page).
+  var PROTOCOL = JSON.parse(document.getElementById("chat-protocol").textContent);
+  var CODE = PROTOCOL.error_codes;
+  var MAX_BYTES = PROTOCOL.max_message_bytes;
+  var REJECTIONS = PROTOCOL.rejection_codes;
   var TOOL_LABELS = { memory_search: "Searching memory", memory_add: "Saving a memory", read_document: "Reading a document" };
 
   var socket = null;
@@ -306,8 +309,8 @@
           showError(event.message);
           return;
         }
-        if (event.code === "cancelled" || event.code === "provider") {
-          setStatusLine(event.code === "cancelled" ? "Stopped — saving the partial answer" : "The model failed — saving", false);
+        if (event.code === CODE.CANCELLED || event.code === CODE.PROVIDER) {
+          setStatusLine(event.code === CODE.CANCELLED ? "Stopped — saving the partial answer" : "The model failed — saving", false);
           return;
         }
         // internal: the turn ended without an answer; the saved messages say what is left.

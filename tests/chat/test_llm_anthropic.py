@@ -28,7 +28,7 @@ from apps.chat.llm import (
     get_llm_provider,
 )
 from apps.chat.llm.anthropic_provider import AnthropicProvider
-from apps.chat.llm.tools import MEMORY_SEARCH, MEMORY_TOOLS
+from apps.chat.pipeline.tools.schemas import MEMORY_SEARCH, MEMORY_TOOLS
 
 MAIN, CHEAP, KEY = "claude-main-test", "claude-cheap-test", "sk-ant-test"
 QUESTION = [ChatTurn(role="user", content="When do I like to work out?")]

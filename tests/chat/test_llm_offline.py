@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from apps.chat.citations import SourceRegistry
 from apps.chat.llm import (
     ChatTurn,
     OfflineProvider,
@@ -17,7 +16,8 @@ from apps.chat.llm import (
     ToolCall,
     ToolResult,
 )
-from apps.chat.llm.tools import MEMORY_TOOLS
+from apps.chat.pipeline.sources import SourceRegistry
+from apps.chat.pipeline.tools.schemas import MEMORY_TOOLS
 
 
 async def collect(events: AsyncIterator[StreamEvent]) -> list[StreamEvent]:

@@ -7,7 +7,7 @@ import uuid
 from datetime import UTC, datetime
 
 from apps.chat.pipeline.prepare import register_sources
-from apps.chat.prompting import build_system_prompt
+from apps.chat.pipeline.prompt import build_system_prompt
 from apps.indexing.search import EXCERPT_CHARS, SearchHit
 
 # A file's passage (up to 2,048 characters) whose answer comes long after its excerpt.

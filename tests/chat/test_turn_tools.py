@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from apps.accounts.models import User
-from apps.chat.citations import SourceRegistry
-from apps.chat.llm.tools import ReadDocumentInput, ToolInputError
 from apps.chat.models import Conversation, Message
 from apps.chat.pipeline.prepare import register_sources
-from apps.chat.pipeline.tools import TurnTools
+from apps.chat.pipeline.sources import SourceRegistry
+from apps.chat.pipeline.tools.executor import TurnTools
+from apps.chat.pipeline.tools.schemas import ReadDocumentInput, ToolInputError
 from apps.indexing.models import Chunk
 from apps.indexing.search import hybrid_search
 from apps.indexing.services import documents_upload
@@ -69,7 +69,7 @@ def test_a_passage_of_another_user_is_not_read(tools: TurnTools, other_user: Use
 
 
 def test_memory_search_passages_link_to_their_place(tools: TurnTools) -> None:
-    from apps.chat.llm.tools import MemorySearchInput
+    from apps.chat.pipeline.tools.schemas import MemorySearchInput
 
     found = tools.memory_search(MemorySearchInput(query="lighthouse keeper boat", limit=3))
 

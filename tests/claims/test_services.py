@@ -14,7 +14,9 @@ from apps.claims.selectors import (
     claims_pending,
 )
 from apps.claims.services import (
+    claim_complete,
     claim_create,
+    claim_pin,
     claim_reinforce,
     claim_retract,
     claim_review,
@@ -98,8 +100,8 @@ def test_update_changes_only_the_given_fields_and_validates(user: User) -> None:
         "coffee_order",
         ["personal"],
     )
-    with pytest.raises(ValidationError):
-        claim_update(claim=claim, number=7)
+    with pytest.raises(TypeError):  # the number is not a field a person edits
+        claim_update(claim=claim, number=7)  # type: ignore[call-arg]
     with pytest.raises(ValidationError):
         claim_update(claim=claim, statement="")
     claim.refresh_from_db()
@@ -219,3 +221,30 @@ def test_labels_refuse_other_users_claims_and_tag_cycles(user: User, other_user:
     with pytest.raises(ValidationError, match="under itself"):
         tag_update(tag=tag, parent=child)
     assert tag.claims.count() == 0
+
+
+def test_a_completed_goal_and_a_ticked_off_item_leave_the_answers_marked_done(user: User) -> None:
+    goal = claim_create(user=user, statement="Run a marathon", claim_types=["goal"])
+    item = claim_create(user=user, statement="Buy oat milk", claim_types=["shopping_item"])
+
+    claim_complete(claim=goal, action="complete", note="Finished in Berlin")
+    claim_complete(claim=item, action="tick_off")
+
+    goal.refresh_from_db()
+    item.refresh_from_db()
+    assert goal.status == item.status == ClaimStatus.RETRACTED
+    assert goal.metadata["done"] is True
+    assert (goal.metadata["done_action"], goal.metadata["note"]) == (
+        "complete",
+        "Finished in Berlin",
+    )
+    assert item.metadata["done_action"] == "tick_off"
+    assert "done_at" in item.metadata
+
+
+def test_pinning_one_claim_and_unpinning_it(user: User) -> None:
+    claim = claim_create(user=user, statement="I am vegetarian")
+
+    assert claim_pin(claim=claim, pinned=True).pinned is True
+    assert Claim.objects.get(pk=claim.pk).pinned is True
+    assert claim_pin(claim=claim, pinned=False).pinned is False

@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.accounts.models import User
-from apps.chat.models import Conversation
+from apps.chat.services import conversation_set_archived
 from apps.claims.models import ClaimStatus
 from apps.indexing.embeddings import EmbeddingProvider
 from apps.indexing.models import Chunk
@@ -142,7 +142,7 @@ def test_archived_conversations_and_excluded_messages_are_left_out(
     )
     for message in (kept_message, archived_message):
         message_index(message_id=message.pk)
-    Conversation.objects.filter(pk=archived.pk).update(archived=True)
+    conversation_set_archived(conversation=archived, archived=True)
 
     hits = hybrid_search(user=user, query="dog Rex")
     assert [hit.message_id for hit in hits] == [kept_message.pk]
@@ -305,3 +305,14 @@ def test_text_rankings_run_beside_with_the_same_results(
         (h.kind, h.chunk_id, h.score) for h in alone
     ]
     assert beside[0].document_path == "trip.md"
+
+
+def test_a_restored_conversation_is_found_again(user: User, project: Project) -> None:
+    conversation, [message] = conversation_with(user, project, [("user", "My dog is called Rex")])
+    conversation_set_archived(conversation=conversation, archived=True)
+    message_index(message_id=message.pk)  # indexed while archived: hidden from the start
+    assert hybrid_search(user=user, query="dog Rex") == []
+
+    conversation_set_archived(conversation=conversation, archived=False)
+
+    assert [hit.message_id for hit in hybrid_search(user=user, query="dog Rex")] == [message.pk]

@@ -502,7 +502,7 @@ def test_message_index_enqueue_runs_the_task(
     _, [message] = conversation_with(user, project, [("user", "I moved to Porto in 2021")])
 
     with committed():
-        assert message_index_enqueue(message=message) == "accepted"
+        assert message_index_enqueue(message_id=message.pk) == "accepted"
 
     assert Chunk.objects.filter(message=message).count() == 1
 
@@ -520,7 +520,7 @@ def test_message_index_enqueue_reports_a_broker_failure_without_raising(
 
     monkeypatch.setattr("apps.indexing.services.messages.enqueue_now", broker_down)
 
-    assert message_index_enqueue(message=message) == "failed: ConnectionError: Redis is down"
+    assert message_index_enqueue(message_id=message.pk) == "failed: ConnectionError: Redis is down"
 
 
 def test_claims_are_embedded_when_created_and_edited(

@@ -16,7 +16,6 @@ from anthropic.types import (
     ToolUseBlock,
 )
 
-from apps.chat.citations import SourceItem
 from apps.chat.llm.anthropic_errors import stream_error_from
 from apps.chat.llm.execution import run_tool_call
 from apps.chat.llm.types import (
@@ -34,6 +33,7 @@ from apps.chat.llm.types import (
     ToolSpec,
     Usage,
 )
+from apps.chat.pipeline.sources import SourceItem
 
 DEFAULT_TIMEOUT_SECONDS = 60.0  # per read: the longest silence tolerated inside a stream
 DEFAULT_CONNECT_TIMEOUT_SECONDS = 10.0

@@ -1,8 +1,14 @@
-"""Choose the provider from plain configuration (no Django settings read here)."""
+"""Choose the provider: ``get_llm_provider`` from plain configuration, ``build_provider``
+from the settings, and ``provider_for_running_loop`` one per event loop (the SDK's
+connection pool is bound to the loop it was created on)."""
 
 from __future__ import annotations
 
+import asyncio
+import weakref
+
 import httpx2
+from django.conf import settings
 
 from apps.chat.llm.offline import OfflineProvider
 from apps.chat.llm.types import LLMProvider
@@ -42,3 +48,25 @@ def get_llm_provider(
             claude.DEFAULT_MAX_TOOL_ROUNDS if max_tool_rounds is None else max_tool_rounds
         ),
     )
+
+
+_providers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LLMProvider] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def build_provider() -> LLMProvider:
+    return get_llm_provider(
+        api_key=settings.ANTHROPIC_API_KEY or None,
+        main_model=settings.CAIRN_MAIN_MODEL,
+        cheap_model=settings.CAIRN_CHEAP_MODEL,
+        offline_word_delay=settings.CAIRN_OFFLINE_WORD_DELAY,
+    )
+
+
+def provider_for_running_loop() -> LLMProvider:
+    loop = asyncio.get_running_loop()
+    provider = _providers.get(loop)
+    if provider is None:
+        provider = _providers[loop] = build_provider()
+    return provider

@@ -14,9 +14,7 @@ import json
 import re
 from collections.abc import AsyncIterator, Sequence
 
-from apps.chat.citations import SourceItem
 from apps.chat.llm.execution import run_tool_call
-from apps.chat.llm.tools import MEMORY_ADD
 from apps.chat.llm.types import (
     DEFAULT_MAX_TOKENS,
     ChatTurn,
@@ -31,6 +29,8 @@ from apps.chat.llm.types import (
     ToolSpec,
     Usage,
 )
+from apps.chat.pipeline.sources import SourceItem
+from apps.chat.pipeline.tools.schemas import MEMORY_ADD
 
 OFFLINE_MODEL = "offline"
 OFFLINE_NOTICE = "I'm running offline (no Anthropic API key is set)"

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeAlias
 
-from apps.chat.citations import SourceItem
+from apps.chat.pipeline.sources import SourceItem
 
 ModelRole: TypeAlias = Literal["main", "cheap"]
 CompletionTask: TypeAlias = Literal["distill", "align", "extract", "other"]

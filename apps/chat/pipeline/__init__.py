@@ -1,6 +1,9 @@
 """The reply pipeline (DESIGN §7): a sequence of small named steps, each testable alone.
 
-`prepare.prepare_turn` runs the synchronous steps (save the user message, references,
-facts, indexing, memory, sources, prompt); `stream.run_turn` streams the answer and
-`finish.finish_turn` reviews, footnotes and saves it.
+``turn.run_turn`` runs one turn and emits its events (``apps/chat/events.py``):
+``prepare.prepare_turn`` the synchronous steps 1–6 and 8 (save the user message,
+references, facts, indexing, ``memory``, ``sources``, ``prompt``); ``stream`` steps 7
+(``distill_align``) and 9, with the memory ``tools``; ``finish.finish_turn`` steps 10–11
+(alignment, footer, save). Step 12, claim extraction, is a background job
+(``apps/chat/tasks.py`` with ``apps/chat/claim_extraction.py``).
 """

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from pgvector.django import CosineDistance
 
-from apps.claims.models import USABLE_STATUSES, Claim, ClaimStatus
+from apps.claims.models import Claim
+from apps.claims.selectors import claims_duplicate_candidates
 from apps.claims.services import claim_create, claim_reinforce
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def normalise_statement(statement: str) -> str:
 
 
 def find_duplicate(*, user: User, statement: str) -> Claim | None:
-    candidates = Claim.objects.filter(user=user, status__in=[*USABLE_STATUSES, ClaimStatus.PENDING])
+    candidates = claims_duplicate_candidates(user=user)
     wanted = normalise_statement(statement)
     for claim in candidates.filter(statement__iexact=statement.strip())[:5]:
         if normalise_statement(claim.statement) == wanted:

@@ -9,9 +9,10 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from apps.chat.events import ToolCalled
 from apps.chat.llm import LLMProvider
-from apps.chat.llm.tasks import align_answer
 from apps.chat.models import Message
+from apps.chat.pipeline.distill_align import align_answer
 from apps.chat.services import message_append
 
 from .stream import StreamOutcome
@@ -74,7 +75,7 @@ def save_answer(
                 **outcome.usage,
                 "aligned": corrected,
                 "distilled": prepared.distilled,
-                "tools": len([e for e in outcome.tool_events if e["phase"] == "call"]),
+                "tools": len([e for e in outcome.tool_events if isinstance(e, ToolCalled)]),
             },
         )
         if outcome.status in (Message.Status.COMPLETE, Message.Status.PARTIAL):

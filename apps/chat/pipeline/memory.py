@@ -11,15 +11,20 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
-
-from django.db.models import QuerySet
+from typing import TYPE_CHECKING
 
 from apps.chat.models import Conversation
-from apps.chat.prompting import format_memory_line
-from apps.claims.models import USABLE_STATUSES, Claim
+from apps.chat.pipeline.prompt import format_memory_line
+from apps.claims.selectors import (
+    LeanClaim,
+    claims_pinned,
+    claims_usable,
+    claims_usable_lean,
+    lean_claims,
+)
 from apps.contexts.references import ReferenceResolution
-from apps.contexts.selectors import ResolvedClaim
+from apps.indexing import search as index_search
+from apps.indexing.embeddings import Vector
 
 from .types import MemoryItem
 
@@ -28,16 +33,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-LEAN_FIELDS = (
-    "id",
-    "number",
-    "friendly_id",
-    "statement",
-    "claim_types",
-    "status",
-    "possible_questions",
-    "pinned",
-)
 DEFAULT_MEMORY_TOKEN_BUDGET = 3000
 AUTO_LIMIT = 8
 # Cosine similarity an AUTO claim needs to be worth the model's attention (seeds/004).
@@ -49,33 +44,14 @@ def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-def lean_claims(queryset: QuerySet[Claim]) -> list[ResolvedClaim]:
-    rows = queryset.values_list(*LEAN_FIELDS)
-    return [ResolvedClaim(*row) for row in rows]
-
-
-def usable_claims(user: User, ids: Sequence[uuid.UUID]) -> list[ResolvedClaim]:
-    if not ids:
-        return []
-    found = {
-        claim.id: claim
-        for claim in lean_claims(
-            Claim.objects.filter(user=user, id__in=list(ids), status__in=USABLE_STATUSES)
-        )
-    }
-    return [found[i] for i in ids if i in found]
-
-
 def auto_claims(
-    user: User, query: str, vector: Any = None
-) -> list[tuple[ResolvedClaim, float | None]]:
+    user: User, query: str, vector: Vector | None = None
+) -> list[tuple[LeanClaim, float | None]]:
     """Claims the hybrid search finds for the message, best first."""
     if not query.strip():
         return []
     try:
-        from apps.indexing.search import hybrid_search
-
-        hits = hybrid_search(
+        hits = index_search.hybrid_search(
             user=user, query=query, kinds=("claim",), k=AUTO_LIMIT * 2, vector=vector
         )
     except Exception:  # search down: the turn goes on with the memory it was given
@@ -87,7 +63,7 @@ def auto_claims(
         if hit.claim_id
         and (hit.vector_similarity is None or hit.vector_similarity >= AUTO_MIN_SIMILARITY)
     ]
-    claims = usable_claims(user, [hit.claim_id for hit in relevant])  # type: ignore[misc]
+    claims = claims_usable_lean(user=user, ids=[hit.claim_id for hit in relevant])  # type: ignore[misc]
     scores = {hit.claim_id: hit.vector_similarity for hit in relevant}
     return [(claim, scores.get(claim.id)) for claim in claims[:AUTO_LIMIT]]
 
@@ -100,13 +76,13 @@ def gather_memory(
     attached_claim_ids: Sequence[uuid.UUID],
     query: str,
     token_budget: int = DEFAULT_MEMORY_TOKEN_BUDGET,
-    query_vector: Any = None,
+    query_vector: Vector | None = None,
 ) -> list[MemoryItem]:
     items: list[MemoryItem] = []
     seen: set[uuid.UUID] = set()
 
     def add(
-        claims: Iterable[ResolvedClaim],
+        claims: Iterable[LeanClaim],
         label: str,
         priority: int,
         scores: dict[uuid.UUID, float | None] | None = None,
@@ -125,21 +101,18 @@ def gather_memory(
 
     for resolution in resolutions:
         add(resolution.claims, resolution.label, 0)
-    add(usable_claims(user, list(attached_claim_ids)), "ATTACHED", 1)
+    add(claims_usable_lean(user=user, ids=list(attached_claim_ids)), "ATTACHED", 1)
     add(
-        lean_claims(
-            Claim.objects.filter(user=user, pinned=True, status__in=USABLE_STATUSES).order_by(
-                "-updated_at"
-            )[:50]
-        ),
+        lean_claims(claims_pinned(user=user).order_by("-updated_at"), limit=50),
         "GLOBAL PINNED",
         2,
     )
     add(
         lean_claims(
-            conversation.pinned_claims.filter(status__in=USABLE_STATUSES).order_by("-updated_at")[
-                :50
-            ]
+            claims_usable(user=user)
+            .filter(pinned_in_conversations=conversation)
+            .order_by("-updated_at"),
+            limit=50,
         ),
         "CONV PINNED",
         3,

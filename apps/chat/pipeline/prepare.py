@@ -12,21 +12,29 @@ import logging
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.chat.citations import SourceRegistry
+from apps.chat.error_codes import ErrorCode
 from apps.chat.llm import ChatTurn
 from apps.chat.models import Conversation, Message
-from apps.chat.prompting import ChunkLine, FactLine, MemoryLine, build_system_prompt
+from apps.chat.pipeline.prompt import ChunkLine, FactLine, MemoryLine, build_system_prompt
+from apps.chat.pipeline.sources import SourceRegistry
 from apps.chat.selectors import conversation_recent_messages
 from apps.chat.services import message_append
 from apps.contexts.reference_parser import ParsedReference, parse_references
 from apps.contexts.references import ReferenceResolution, resolve_parsed
-from config.concurrency import run_beside
+from apps.core.concurrency import run_beside
+from apps.facts import services as facts_services
+from apps.facts.models import ProjectFact
+from apps.indexing import embeddings
+from apps.indexing import search as index_search
+from apps.indexing import services as indexing_services
+from apps.indexing.embeddings import Vector
+from apps.indexing.search import SearchHit
 
 from .memory import gather_memory
 from .types import (
@@ -52,15 +60,15 @@ CHUNK_CITE_SIMILARITY = 0.3
 def validate_request(request: TurnRequest) -> TurnRequest:
     text = request.text or ""
     if not text.strip():
-        raise TurnRejected("Type a message first.", "empty")
+        raise TurnRejected("Type a message first.", ErrorCode.EMPTY)
     if len(text.encode("utf-8")) > MAX_MESSAGE_CHARS:
         raise TurnRejected(
             f"That message is {len(text.encode()) // 1024} KB; the limit is "
             f"{MAX_MESSAGE_CHARS // 1024} KB. Upload long text as a file instead.",
-            "too_large",
+            ErrorCode.TOO_LARGE,
         )
     if "\x00" in text:
-        raise TurnRejected("The message contains a NUL character.", "invalid")
+        raise TurnRejected("The message contains a NUL character.", ErrorCode.INVALID)
     return request
 
 
@@ -89,10 +97,9 @@ def persist_facts(
     *, conversation: Conversation, message: Message, request: TurnRequest
 ) -> tuple[FactCounts, list[tuple[int, int]]]:
     """Step 3: facts from the user's message, stored synchronously."""
-    from apps.facts.services import facts_persist
-
     try:
-        result = facts_persist(
+        # Through the module: a test (or a fault drill) may swap the function.
+        result = facts_services.facts_persist(
             project=conversation.project, message=message, explicit_topic=request.fact_topic
         )
     except Exception:  # a facts failure must not cost the user their answer
@@ -109,22 +116,18 @@ def persist_facts(
 def enqueue_indexing(*, message: Message) -> str:
     """Step 4: indexing happens in the background; only whether it was accepted is known."""
     try:
-        from apps.indexing.services import message_index_enqueue
-
         # Message.index_status holds 20 characters; the full reason is in the log.
-        return message_index_enqueue(message=message)[:20]
+        return indexing_services.message_index_enqueue(message_id=message.pk)[:20]
     except Exception as error:  # the broker being down must not fail the turn
         logger.exception("could not enqueue indexing of message %s", message.id)
         return f"failed: {error}"[:20]
 
 
-def embed_query(query: str) -> Any:
+def embed_query(query: str) -> Vector | None:
     """The question's embedding, once for every search of the turn (None: searches embed
     it themselves, or run on words alone if the model is unavailable)."""
     try:
-        from apps.indexing.embeddings import get_embedding_provider
-
-        return get_embedding_provider().embed_query(query) if query.strip() else None
+        return embeddings.get_embedding_provider().embed_query(query) if query.strip() else None
     except Exception:
         logger.exception("could not embed the question")
         return None
@@ -132,11 +135,11 @@ def embed_query(query: str) -> Any:
 
 def relevant_facts(
     *, conversation: Conversation, query: str, message: Message
-) -> tuple[list[Any], int]:
-    from apps.facts.services import facts_relevant
-
+) -> tuple[list[ProjectFact], int]:
     try:
-        result = facts_relevant(project=conversation.project, query=query, exclude_message=message)
+        result = facts_services.facts_relevant(
+            project=conversation.project, query=query, exclude_message=message
+        )
     except Exception:
         logger.exception("facts_relevant failed")
         return [], 0
@@ -149,13 +152,11 @@ def relevant_chunks(
     conversation: Conversation,
     query: str,
     message: Message,
-    query_vector: Any = None,
-) -> list[Any]:
+    query_vector: Vector | None = None,
+) -> list[SearchHit]:
     """Passages of files and past chats close enough to the question to be cited."""
     try:
-        from apps.indexing.search import hybrid_search
-
-        hits = hybrid_search(
+        hits = index_search.hybrid_search(
             user=user,
             query=query,
             project=conversation.project,
@@ -175,7 +176,7 @@ def relevant_chunks(
 
 
 def register_sources(
-    *, memory: Sequence[MemoryItem], facts: Sequence[Any], chunks: Sequence[Any]
+    *, memory: Sequence[MemoryItem], facts: Sequence[ProjectFact], chunks: Sequence[SearchHit]
 ) -> tuple[SourceRegistry, list[FactLine], list[ChunkLine]]:
     """Step 6: every item of the turn gets its number `[N]`, in priority order."""
     registry = SourceRegistry()
@@ -200,6 +201,7 @@ def register_sources(
         # The whole passage, not the search hit's short excerpt: the answer to the question
         # may be anywhere in a 2,048-character chunk, and the model (and the alignment
         # review, which reads the registry) can only use and check what it is shown.
+        assert hit.chunk_id is not None  # documents' and messages' hits are passages
         number = registry.register(
             hit.kind,
             hit.chunk_id,
@@ -212,7 +214,7 @@ def register_sources(
     return registry, fact_lines, chunk_lines
 
 
-def passage_url(hit: Any) -> str | None:
+def passage_url(hit: SearchHit) -> str | None:
     """Where a cited passage is shown: the message in its conversation, or the passage on
     its document's page (``files/document.html`` anchors each as ``chunk-<id>``)."""
     if hit.kind == "message" and hit.conversation_id:
@@ -341,5 +343,7 @@ def attached_ids(raw: Sequence[object]) -> tuple[uuid.UUID, ...]:
         try:
             ids.append(uuid.UUID(str(value)))
         except ValueError as error:
-            raise TurnRejected(f"'{str(value)[:40]}' is not a claim id.", "invalid") from error
+            raise TurnRejected(
+                f"'{str(value)[:40]}' is not a claim id.", ErrorCode.INVALID
+            ) from error
     return tuple(ids)

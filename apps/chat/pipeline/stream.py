@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
 
+from apps.chat.events import Delta, Emit, ToolAnswered, ToolCalled
 from apps.chat.llm import (
     LLMProvider,
     StreamDone,
@@ -20,16 +19,15 @@ from apps.chat.llm import (
     ToolExecutor,
     ToolResult,
 )
-from apps.chat.llm.tasks import distill_memory
-from apps.chat.llm.tools import MEMORY_TOOLS
 from apps.chat.models import Message
-from apps.chat.prompting import build_system_prompt
+from apps.chat.pipeline.distill_align import distill_memory
+from apps.chat.pipeline.prompt import build_system_prompt
+from apps.chat.pipeline.tools.schemas import MEMORY_TOOLS
 
 from .prepare import memory_lines
 from .types import PreparedTurn
 
 logger = logging.getLogger(__name__)
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
 STOPPED_BY_USER = "Stopped by the user."
 
 
@@ -40,7 +38,7 @@ class StreamOutcome:
     error: str = ""
     model: str = ""
     usage: dict[str, int] = field(default_factory=dict)
-    tool_events: list[dict[str, Any]] = field(default_factory=list)
+    tool_events: list[ToolCalled | ToolAnswered] = field(default_factory=list)
 
 
 async def distill(prepared: PreparedTurn, provider: LLMProvider) -> None:
@@ -74,7 +72,6 @@ async def stream_answer(
     what arrived (partial) and never raises: the caller always has something to save."""
     outcome = StreamOutcome(model=provider.model_name("main"))
     parts: list[str] = []
-    payload: dict[str, Any]
     try:
         async for event in provider.stream(
             system=prepared.system_prompt,
@@ -85,27 +82,19 @@ async def stream_answer(
         ):
             if isinstance(event, TextDelta):
                 parts.append(event.text)
-                await emit({"type": "delta", "text": event.text})
+                await emit(Delta(text=event.text))
             elif isinstance(event, ToolCall):
-                payload = {
-                    "type": "tool",
-                    "phase": "call",
-                    "id": event.id,
-                    "name": event.name,
-                    "input": event.input,
-                }
-                outcome.tool_events.append(payload)
-                await emit(payload)
+                tool_event: ToolCalled | ToolAnswered = ToolCalled(
+                    id=event.id, name=event.name, input=event.input
+                )
+                outcome.tool_events.append(tool_event)
+                await emit(tool_event)
             elif isinstance(event, ToolResult):
-                payload = {
-                    "type": "tool",
-                    "phase": "result",
-                    "id": event.tool_call_id,
-                    "content": event.content[:2000],
-                    "is_error": event.is_error,
-                }
-                outcome.tool_events.append(payload)
-                await emit(payload)
+                tool_event = ToolAnswered(
+                    id=event.tool_call_id, content=event.content[:2000], is_error=event.is_error
+                )
+                outcome.tool_events.append(tool_event)
+                await emit(tool_event)
             elif isinstance(event, StreamDone):
                 outcome.model = event.model or outcome.model
                 outcome.usage = {

@@ -4,64 +4,53 @@ events the page sees along the way (the protocol is written down in the README).
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
 
+from apps.chat.events import (
+    Ack,
+    Clarify,
+    Done,
+    Emit,
+    ErrorCode,
+    MemoryUsed,
+    SourceListed,
+    Sources,
+    TurnError,
+    message_html,
+)
 from apps.chat.llm import LLMProvider
 from apps.chat.models import Conversation, Message
-from apps.chat.rendering import render_markdown
 from apps.chat.services import message_append
 
 from .finish import finish_turn
 from .prepare import prepare_turn
 from .stream import STOPPED_BY_USER, distill, stream_answer
 from .threads import in_worker_thread
-from .tools import TurnTools
+from .tools.executor import TurnTools
 from .types import PreparedTurn, TurnRejected, TurnRequest
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
 
 logger = logging.getLogger(__name__)
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
 
 
-def message_payload(message: Message) -> dict[str, Any]:
-    sources = {
-        item["number"]: item.get("url") or f"#src-{item['number']}"
-        for item in message.sources or []
-    }
-    return {
-        "id": str(message.id),
-        "role": message.role,
-        "order": message.order,
-        "status": message.status,
-        "content": message.content,
-        "html": render_markdown(message.content, sources=sources),
-        "sources": message.sources,
-        "memory_used": message.memory_used,
-        "fact_counts": message.fact_counts,
-        "index_status": message.index_status,
-        "model": message.model_name,
-        "usage": message.usage,
-        "error": message.error,
-        "created_at": message.created_at.isoformat(),
-    }
+def _ack(prepared: PreparedTurn) -> Ack:
+    return Ack(
+        message_id=prepared.user_message.id,
+        order=prepared.user_message.order,
+        references=tuple(prepared.resolutions),
+        facts=prepared.fact_counts,
+        index_status=prepared.index_status,
+        notices=tuple(prepared.notices),
+    )
 
 
-def _ack(prepared: PreparedTurn) -> dict[str, Any]:
-    return {
-        "type": "ack",
-        "message_id": str(prepared.user_message.id),
-        "order": prepared.user_message.order,
-        "references": prepared.references_payload(),
-        "facts": prepared.fact_counts.as_dict(),
-        "index_status": prepared.index_status,
-        "notices": prepared.notices,
-    }
+async def _done(answer: Message) -> Done:
+    return Done(message=answer, html=await in_worker_thread(message_html)(answer))
 
 
 def _clarifying_answer(prepared: PreparedTurn) -> Message:
@@ -95,38 +84,32 @@ async def run_turn(
             user=user, conversation=conversation, request=request
         )
     except TurnRejected as rejection:
-        await emit({"type": "error", "code": rejection.code, "message": str(rejection)})
+        await emit(TurnError(code=rejection.code, message=str(rejection)))
         return None
     await emit(_ack(prepared))
 
     if prepared.fact_counts.ambiguous_topics:
         answer = await in_worker_thread(_clarifying_answer)(prepared)
         await emit(
-            {
-                "type": "clarify",
-                "message_id": str(prepared.user_message.id),
-                "candidates": list(prepared.fact_counts.ambiguous_topics),
-                "question": answer.content,
-            }
+            Clarify(
+                message_id=prepared.user_message.id,
+                candidates=tuple(prepared.fact_counts.ambiguous_topics),
+                question=answer.content,
+            )
         )
-        await emit({"type": "done", "message": await in_worker_thread(message_payload)(answer)})
+        await emit(await _done(answer))
         return answer
 
     await emit(
-        {
-            "type": "memory",
-            "items": [item.as_dict() for item in prepared.memory],
-            "facts_retrieved": prepared.fact_counts.retrieved,
-        }
+        MemoryUsed(items=tuple(prepared.memory), facts_retrieved=prepared.fact_counts.retrieved)
     )
     await emit(
-        {
-            "type": "sources",
-            "items": [
-                {"number": i.number, "kind": i.kind, "title": i.title, "url": i.url}
+        Sources(
+            items=tuple(
+                SourceListed(number=i.number, kind=i.kind, title=i.title, url=i.url)
                 for i in prepared.registry.items()
-            ],
-        }
+            )
+        )
     )
     if settings.CAIRN_DISTILL_MEMORY:
         await distill(prepared, provider)
@@ -136,9 +119,7 @@ async def run_turn(
     )
     answer = await finish_turn(prepared, outcome, provider)
     if outcome.error:
-        code = "cancelled" if outcome.error == STOPPED_BY_USER else "provider"
-        await emit(
-            {"type": "error", "code": code, "message": outcome.error, "message_id": str(answer.id)}
-        )
-    await emit({"type": "done", "message": await in_worker_thread(message_payload)(answer)})
+        code = ErrorCode.CANCELLED if outcome.error == STOPPED_BY_USER else ErrorCode.PROVIDER
+        await emit(TurnError(code=code, message=outcome.error, message_id=answer.id))
+    await emit(await _done(answer))
     return answer

@@ -4,12 +4,13 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from apps.chat.citations import SourceRegistry
+from apps.chat.error_codes import ErrorCode
 from apps.chat.llm import ChatTurn
 from apps.chat.models import Conversation, Message
-from apps.chat.prompting import ChunkLine, FactLine
+from apps.chat.pipeline.prompt import ChunkLine, FactLine
+from apps.chat.pipeline.sources import SourceRegistry
+from apps.claims.selectors import LeanClaim
 from apps.contexts.references import ReferenceResolution
-from apps.contexts.selectors import ResolvedClaim
 
 MAX_MESSAGE_CHARS = 32 * 1024
 
@@ -17,7 +18,7 @@ MAX_MESSAGE_CHARS = 32 * 1024
 class TurnRejected(ValueError):
     """The input cannot start a turn; the message says why, for the user."""
 
-    def __init__(self, message: str, code: str) -> None:
+    def __init__(self, message: str, code: ErrorCode) -> None:
         super().__init__(message)
         self.code = code
 
@@ -34,7 +35,7 @@ class TurnRequest:
 class MemoryItem:
     """One claim brought into the turn, with the label of the strongest reason it is here."""
 
-    claim: ResolvedClaim
+    claim: LeanClaim
     label: str
     priority: int
     score: float | None = None
@@ -90,17 +91,3 @@ class PreparedTurn:
     chunk_lines: list[ChunkLine] = field(default_factory=list)
     distilled: bool = False
     notices: list[str] = field(default_factory=list)
-
-    def references_payload(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "identifier": r.identifier,
-                "kind": r.kind,
-                "found": r.found,
-                "title": r.title,
-                "message": r.message,
-                "claim_count": len(r.claims),
-                "object_id": str(r.object_id) if r.object_id else None,
-            }
-            for r in self.resolutions
-        ]

@@ -8,7 +8,7 @@ from .conversations import (
     conversation_unpin_claim,
     conversation_update,
 )
-from .messages import message_append, message_finish
+from .messages import message_append
 
 __all__ = [
     "conversation_create",
@@ -18,5 +18,4 @@ __all__ = [
     "conversation_unpin_claim",
     "conversation_update",
     "message_append",
-    "message_finish",
 ]

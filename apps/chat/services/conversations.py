@@ -3,9 +3,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
+from django.db import transaction
 
 from apps.chat.models import Conversation
 from apps.claims.models import Claim
+from apps.indexing.services import message_chunks_set_archived
 from apps.projects.models import Project
 from apps.projects.services import project_ensure_personal
 
@@ -38,9 +40,14 @@ def conversation_update(*, conversation: Conversation, title: str) -> Conversati
     return conversation
 
 
+@transaction.atomic
 def conversation_set_archived(*, conversation: Conversation, archived: bool) -> Conversation:
+    """Archive (or restore) a conversation; its indexed passages leave search with it."""
     conversation.archived = archived
     conversation.save(update_fields=["archived", "updated_at"])
+    message_chunks_set_archived(
+        message_ids=list(conversation.messages.values_list("pk", flat=True)), archived=archived
+    )
     return conversation
 
 

@@ -18,9 +18,16 @@ def message_append(
     role: str,
     content: str,
     status: str = Message.Status.COMPLETE,
-    **fields: Any,
+    error: str = "",
+    memory_used: list[dict[str, Any]] | None = None,
+    sources: list[dict[str, Any]] | None = None,
+    fact_counts: dict[str, Any] | None = None,
+    index_status: str = "",
+    model_name: str = "",
+    usage: dict[str, Any] | None = None,
 ) -> Message:
-    """Add a message at the end of the conversation.
+    """Add a message at the end of the conversation. The JSON columns (memory used,
+    sources, fact counts, usage) take what the pipeline's dataclasses serialise to.
 
     The conversation row is locked while the next order number is taken, so two turns
     arriving at once (two tabs) never get the same order.
@@ -33,7 +40,13 @@ def message_append(
         content=content,
         status=status,
         order=(last or 0) + 1,
-        **fields,
+        error=error,
+        memory_used=memory_used or [],
+        sources=sources or [],
+        fact_counts=fact_counts or {},
+        index_status=index_status,
+        model_name=model_name,
+        usage=usage or {},
     )
     update: dict[str, Any] = {"updated_at": timezone.now()}
     if not locked.title and role == Message.Role.USER and content.strip():
@@ -45,11 +58,4 @@ def message_append(
         )
         conversation.title = update["title"]
     Conversation.objects.filter(pk=locked.pk).update(**update)
-    return message
-
-
-def message_finish(*, message: Message, **fields: Any) -> Message:
-    for name, value in fields.items():
-        setattr(message, name, value)
-    message.save(update_fields=[*fields, "updated_at"])
     return message

@@ -1,7 +1,7 @@
-"""The admin as every user's knowledge editor (DESIGN §3): claims, entities and tags, each
-scoped to the requesting user and written through the services."""
+"""The admin as every user's knowledge editor (DESIGN §3): entities and tags, each scoped to
+the requesting user and written through the services. The claim admin, whose forms and
+filters name contexts, lives a layer up in apps/knowledge/admin/."""
 
-from .claims import ClaimAdmin
 from .labels import EntityAdmin, TagAdmin
 
-__all__ = ["ClaimAdmin", "EntityAdmin", "TagAdmin"]
+__all__ = ["EntityAdmin", "TagAdmin"]

@@ -10,8 +10,6 @@ from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
-from apps.accounts.admin_scoping import OwnedModelAdmin
-from apps.accounts.request_user import current_user
 from apps.claims.models import Claim, Entity, Tag
 from apps.claims.services import (
     entity_create,
@@ -21,8 +19,9 @@ from apps.claims.services import (
     tag_link_claims,
     tag_update,
 )
-
-from .base import ServiceAdminMixin, ServiceForm, copy_row, service_call
+from apps.core.admin_scoping import OwnedModelAdmin
+from apps.core.admin_services import ServiceAdminMixin, ServiceForm, copy_row, service_call
+from apps.core.request_user import current_user
 
 FRIENDLY_ID_HELP = "Leave blank on a new one to generate it from the name."
 

@@ -1,8 +1,11 @@
 """Writes to the knowledge model. Every function takes keyword-only, typed arguments."""
 
 from .claims import (
+    CompletionAction,
+    claim_complete,
     claim_create,
     claim_delete,
+    claim_pin,
     claim_reinforce,
     claim_retract,
     claim_review,
@@ -22,9 +25,12 @@ from .labels import (
 from .numbering import claim_number_allocate
 
 __all__ = [
+    "CompletionAction",
+    "claim_complete",
     "claim_create",
     "claim_delete",
     "claim_number_allocate",
+    "claim_pin",
     "claim_reinforce",
     "claim_retract",
     "claim_review",

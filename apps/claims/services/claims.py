@@ -2,11 +2,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from enum import Enum, auto
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
 from django.db.models import F
+from django.utils import timezone
 
 from apps.claims.friendly_ids import generate_friendly_id
 from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
@@ -128,44 +130,59 @@ def claim_create(
     return claim
 
 
-UPDATABLE_FIELDS = frozenset(
-    {
-        "statement",
-        "claim_types",
-        "domains",
-        "status",
-        "possible_questions",
-        "pinned",
-        "confidence",
-        "valid_from",
-        "valid_until",
-        "metadata",
-        "friendly_id",
-    }
-)
 EMBEDDED_FIELDS = frozenset({"statement", "possible_questions"})
 
 
+class Unset(Enum):
+    """A parameter left out of ``claim_update``, which leaves that field alone (None is a
+    value some fields take)."""
+
+    UNSET = auto()
+
+
+UNSET = Unset.UNSET
+
+
 @transaction.atomic
-def claim_update(*, claim: Claim, **changes: Any) -> Claim:
-    """Change the given fields only; unknown fields are an error, not silently ignored."""
-    unknown = set(changes) - UPDATABLE_FIELDS
-    if unknown:
-        raise ValidationError({name: "This field cannot be changed." for name in unknown})
-    cleaners: dict[str, Callable[[Any], Any]] = {
-        "statement": clean_statement,
-        "claim_types": clean_claim_types,
-        "domains": clean_domains,
-        "status": clean_status,
-        "possible_questions": clean_questions,
-        "confidence": clean_confidence,
-        "metadata": lambda v: v or {},
-        "friendly_id": lambda v: clean_friendly_id(v, kind="claim"),
-        "pinned": bool,
-        "valid_from": lambda v: v,
-        "valid_until": lambda v: v,
-    }
-    cleaned = {name: cleaners[name](value) for name, value in changes.items()}
+def claim_update(
+    *,
+    claim: Claim,
+    statement: str | Unset = UNSET,
+    friendly_id: str | Unset = UNSET,
+    claim_types: Sequence[str] | Unset | None = UNSET,
+    domains: Sequence[str] | Unset | None = UNSET,
+    status: str | Unset = UNSET,
+    possible_questions: Sequence[str] | Unset | None = UNSET,
+    pinned: bool | Unset = UNSET,
+    confidence: float | Unset | None = UNSET,
+    valid_from: datetime | Unset | None = UNSET,
+    valid_until: datetime | Unset | None = UNSET,
+    metadata: dict[str, Any] | Unset | None = UNSET,
+) -> Claim:
+    """Change the fields given (CLAIM_EDITABLE_FIELDS), each cleaned; the others stay."""
+    cleaned: dict[str, Any] = {}
+    if not isinstance(statement, Unset):
+        cleaned["statement"] = clean_statement(statement)
+    if not isinstance(friendly_id, Unset):
+        cleaned["friendly_id"] = clean_friendly_id(friendly_id, kind="claim")
+    if not isinstance(claim_types, Unset):
+        cleaned["claim_types"] = clean_claim_types(claim_types)
+    if not isinstance(domains, Unset):
+        cleaned["domains"] = clean_domains(domains)
+    if not isinstance(status, Unset):
+        cleaned["status"] = clean_status(status)
+    if not isinstance(possible_questions, Unset):
+        cleaned["possible_questions"] = clean_questions(possible_questions)
+    if not isinstance(pinned, Unset):
+        cleaned["pinned"] = bool(pinned)
+    if not isinstance(confidence, Unset):
+        cleaned["confidence"] = clean_confidence(confidence)
+    if not isinstance(valid_from, Unset):
+        cleaned["valid_from"] = valid_from
+    if not isinstance(valid_until, Unset):
+        cleaned["valid_until"] = valid_until
+    if not isinstance(metadata, Unset):
+        cleaned["metadata"] = metadata or {}
     new_fid = cleaned.get("friendly_id")
     if (
         new_fid
@@ -187,25 +204,72 @@ def claim_retract(*, claim: Claim) -> Claim:
     return claim_update(claim=claim, status=ClaimStatus.RETRACTED, pinned=False)
 
 
+CompletionAction = Literal["complete", "tick_off"]
+
+
+def claim_complete(*, claim: Claim, action: CompletionAction, note: str = "") -> Claim:
+    """A goal or task completed, or a shopping item ticked off: history now. It leaves the
+    answers (retracted) but keeps its record, marked done, on the Knowledge page."""
+    metadata = {
+        **claim.metadata,
+        "done": True,
+        "done_at": timezone.now().isoformat(),
+        "done_action": action,
+        "note": note,
+    }
+    return claim_update(claim=claim, metadata=metadata, status=ClaimStatus.RETRACTED)
+
+
+def claim_pin(*, claim: Claim, pinned: bool) -> Claim:
+    """Pin one claim globally (every answer uses it) or unpin it."""
+    return claim_update(claim=claim, pinned=pinned)
+
+
 def claim_set_pinned(*, claims: Iterable[Claim], pinned: bool) -> int:
     ids = [claim.pk for claim in claims]
     return Claim.objects.filter(pk__in=ids).update(pinned=pinned)
 
 
 @transaction.atomic
-def claim_supersede(*, claim: Claim, statement: str, **fields: Any) -> Claim:
-    """A new claim replaces ``claim``, which becomes superseded and stays linked to it."""
+def claim_supersede(
+    *,
+    claim: Claim,
+    statement: str,
+    claim_types: Sequence[str] | None = None,
+    domains: Sequence[str] | None = None,
+    status: str = ClaimStatus.ACTIVE,
+    possible_questions: Sequence[str] | None = None,
+    pinned: bool | None = None,
+    confidence: float | None = None,
+    valid_from: datetime | None = None,
+    valid_until: datetime | None = None,
+    origin: str | None = None,
+    metadata: dict[str, Any] | None = None,
+    friendly_id: str | None = None,
+) -> Claim:
+    """A new claim replaces ``claim``, which becomes superseded and stays linked to it.
+    Types, domains, questions, pin and origin not given are the old claim's."""
     old = Claim.objects.select_for_update().get(pk=claim.pk)
     if old.status == ClaimStatus.SUPERSEDED:
         raise ValidationError({"status": f"#{old.number} was already superseded."})
-    defaults = {
-        "claim_types": old.claim_types,
-        "domains": old.domains,
-        "possible_questions": old.possible_questions,
-        "pinned": old.pinned,
-        "origin": old.origin,
-    }
-    new = claim_create(user=old.user, statement=statement, supersedes=old, **{**defaults, **fields})
+    new = claim_create(
+        user=old.user,
+        statement=statement,
+        supersedes=old,
+        claim_types=old.claim_types if claim_types is None else claim_types,
+        domains=old.domains if domains is None else domains,
+        status=status,
+        possible_questions=old.possible_questions
+        if possible_questions is None
+        else possible_questions,
+        pinned=old.pinned if pinned is None else pinned,
+        confidence=confidence,
+        valid_from=valid_from,
+        valid_until=valid_until,
+        origin=old.origin if origin is None else origin,
+        metadata=metadata,
+        friendly_id=friendly_id,
+    )
     new.tags.set(old.tags.all())
     new.entities.set(old.entities.all())
     Claim.objects.filter(pk=old.pk).update(status=ClaimStatus.SUPERSEDED, pinned=False)

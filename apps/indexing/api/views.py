@@ -6,20 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status, viewsets
+from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.request_user import current_user
+from apps.core.request_user import current_user
+from apps.core.validation import validated
 from apps.projects.models import Project
 from apps.projects.selectors import project_get
-from apps.projects.services import project_ensure_personal
+from apps.projects.services import project_chosen_or_personal
 
 from ..models import Document, Source
 from ..search import hybrid_search
@@ -48,18 +48,6 @@ from .serializers import (
 ID = OpenApiParameter("id", str, OpenApiParameter.PATH, description="The object's UUID.")
 
 
-def _validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
-
-
-def _as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
-    if hasattr(error, "error_dict"):
-        return serializers.ValidationError(error.message_dict)
-    return serializers.ValidationError({"detail": error.messages})
-
-
 def _project(request: Request, project_id: Any) -> Project | None:
     return project_get(user=current_user(request), project_id=project_id) if project_id else None
 
@@ -75,7 +63,7 @@ class SourceViewSet(viewsets.GenericViewSet):
         summary="List your file sources", tags=["files"], parameters=[SourceFilterSerializer]
     )
     def list(self, request: Request) -> Response:
-        filters = _validated(SourceFilterSerializer, request.query_params)
+        filters = validated(SourceFilterSerializer, request.query_params)
         sources = source_list(
             user=current_user(request), project=_project(request, filters.get("project"))
         )
@@ -98,12 +86,9 @@ class SourceViewSet(viewsets.GenericViewSet):
         responses={201: SourceOutputSerializer},
     )
     def create(self, request: Request) -> Response:
-        data = _validated(FolderSourceInputSerializer, request.data)
+        data = validated(FolderSourceInputSerializer, request.data)
         project = project_get(user=current_user(request), project_id=data.pop("project"))
-        try:
-            source = source_create_folder(user=current_user(request), project=project, **data)
-        except DjangoValidationError as error:
-            raise _as_drf_error(error) from error
+        source = source_create_folder(user=current_user(request), project=project, **data)
         return Response(SourceOutputSerializer(source).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -126,10 +111,7 @@ class SourceViewSet(viewsets.GenericViewSet):
     @action(detail=True, methods=["post"])
     def refresh(self, request: Request, pk: str) -> Response:
         source = self.get_object()
-        try:
-            source_refresh(source=source, user=current_user(request))
-        except DjangoValidationError as error:
-            raise _as_drf_error(error) from error
+        source_refresh(source=source, user=current_user(request))
         source.refresh_from_db()
         return Response(SourceOutputSerializer(source).data, status=status.HTTP_202_ACCEPTED)
 
@@ -157,7 +139,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
         parameters=[DocumentFilterSerializer],
     )
     def list(self, request: Request) -> Response:
-        filters = _validated(DocumentFilterSerializer, request.query_params)
+        filters = validated(DocumentFilterSerializer, request.query_params)
         user = current_user(request)
         source = (
             source_get(user=user, source_id=filters["source"]) if filters.get("source") else None
@@ -188,20 +170,13 @@ class DocumentViewSet(viewsets.GenericViewSet):
     def create(self, request: Request) -> Response:
         files = request.FILES.getlist("files") or request.FILES.getlist("file")
         project_id = request.POST.get("project")
-        data = _validated(
+        data = validated(
             DocumentUploadInputSerializer,
             {"files": files, **({"project": project_id} if project_id else {})},
         )
         user = current_user(request)
-        project = (
-            project_get(user=user, project_id=data["project"])
-            if data.get("project")
-            else project_ensure_personal(user=user)
-        )
-        try:
-            results = documents_upload(project=project, files=data["files"])
-        except DjangoValidationError as error:
-            raise _as_drf_error(error) from error
+        project = project_chosen_or_personal(user=user, project_id=data.get("project"))
+        results = documents_upload(project=project, files=data["files"])
         body = UploadOutputSerializer(
             [
                 {"document": r.document, "duplicate": r.duplicate, "replaced": r.replaced}
@@ -248,7 +223,7 @@ class SearchApi(APIView):
         responses=SearchOutputSerializer,
     )
     def get(self, request: Request) -> Response:
-        params = _validated(SearchQuerySerializer, request.query_params)
+        params = validated(SearchQuerySerializer, request.query_params)
         hits = hybrid_search(
             user=current_user(request),
             query=params["q"],

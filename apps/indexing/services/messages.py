@@ -4,38 +4,33 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import TYPE_CHECKING
 
-from django.apps import apps
 from django.db import connection, transaction
 
 from ..chunking import chunk_message_text, message_index_text
 from ..embeddings import EmbeddingProvider, get_embedding_provider
 from ..models import Chunk
+from ..turns import turn_source
 from .queue import enqueue_now
-
-if TYPE_CHECKING:
-    from apps.chat.models import Message
 
 logger = logging.getLogger(__name__)
 
 ACCEPTED = "accepted"
 
 
-def message_index_enqueue(*, message: Message) -> str:
-    """Queue ``message`` for indexing: ``"accepted"`` or ``"failed: <reason>"``. Never
-    raises: a broker that is down must not fail a chat turn.
+def message_index_enqueue(*, message_id: uuid.UUID) -> str:
+    """Queue the chat message ``message_id`` for indexing: ``"accepted"`` or
+    ``"failed: <reason>"``. Never raises: a broker that is down must not fail a chat turn.
 
     Inside a transaction the job is handed over when it commits (the message row must be
     visible to the worker); ``"accepted"`` then means accepted for hand-over, and a broker
     failure at commit is logged."""
-    message_id = str(message.pk)
     label = f"index message {message_id}"
     try:
         if connection.in_atomic_block:
-            transaction.on_commit(lambda: _enqueue_logged(message_id, label))
+            transaction.on_commit(lambda: _enqueue_logged(str(message_id), label))
         else:
-            enqueue_now("index_message", message_id, label=label)
+            enqueue_now("index_message", str(message_id), label=label)
     except Exception as error:  # ORM or Redis broker errors alike; see the docstring
         logger.exception("could not enqueue indexing of message %s", message_id)
         return f"failed: {_reason(error)}"
@@ -60,36 +55,34 @@ def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | 
     Each chunk is embedded with the message's speaker, date and neighbouring turns, and
     the message's chunks are replaced in one transaction, so running this twice, or again
     after a worker died half-way, leaves exactly one set."""
-    message_model = apps.get_model("chat", "Message")
-    message = message_model.objects.select_related("conversation").filter(pk=message_id).first()
-    if message is None:
+    source = turn_source()
+    turn = source.turn(message_id=message_id)
+    if turn is None:
         return 0
     provider = provider or get_embedding_provider()
-    conversation = message.conversation
-    siblings = message_model.objects.filter(conversation=conversation)
-    previous = siblings.filter(order__lt=message.order).order_by("-order").first()
-    following = siblings.filter(order__gt=message.order).order_by("order").first()
-    chunks = chunk_message_text(message.content, provider.token_offsets)
+    chunks = chunk_message_text(turn.text, provider.token_offsets)
     texts = [
         message_index_text(
-            speaker=message.role,
-            created_at=message.created_at,
+            speaker=turn.speaker,
+            created_at=turn.created_at,
             content=chunk.text,
-            previous=_turn(previous),
-            following=_turn(following),
+            previous=turn.previous_turn,
+            following=turn.following_turn,
         )
         for chunk in chunks
     ]
     vectors = provider.embed_documents(texts)  # (0, dimensions) when there is no text
     with transaction.atomic():
-        if not message_model.objects.select_for_update().filter(pk=message.pk).exists():
+        archived = source.lock(message_id=turn.message_id)
+        if archived is None:
             return 0  # deleted meanwhile
-        Chunk.objects.filter(message_id=message.pk).delete()
+        Chunk.objects.filter(message_id=turn.message_id).delete()
         Chunk.objects.bulk_create(
             Chunk(
-                message_id=message.pk,
-                user_id=conversation.user_id,
-                project_id=conversation.project_id,
+                message_id=turn.message_id,
+                user_id=turn.user_id,
+                project_id=turn.project_id,
+                archived=archived,
                 chunk_index=chunk.index,
                 text=text,
                 start=chunk.start,
@@ -102,7 +95,7 @@ def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | 
     return len(chunks)
 
 
-def _turn(message: Message | None) -> str | None:
-    if message is None or not message.content.strip():
-        return None
-    return f"{message.role}: {message.content}"
+def message_chunks_set_archived(*, message_ids: list[uuid.UUID], archived: bool) -> int:
+    """Hide the chunks of these messages from search (their conversation was archived), or
+    show them again; the number of chunks changed."""
+    return Chunk.objects.filter(message_id__in=message_ids).update(archived=archived)

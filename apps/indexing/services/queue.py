@@ -18,7 +18,7 @@ from django.utils import timezone
 from django_q.models import Schedule
 from django_q.tasks import schedule
 
-from config.jobs import queue_task
+from apps.core.jobs import queue_task
 
 logger = logging.getLogger(__name__)
 

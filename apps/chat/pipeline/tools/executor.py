@@ -1,0 +1,168 @@
+"""Claude's memory tools, executed for one turn and scoped to its user (DESIGN §7 step 9).
+
+Every result that brings something citable registers it in the turn's source registry,
+so the answer can cite a memory it just saved or found with `[N]` like any other.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+
+from apps.chat.llm import ToolCall, ToolResult
+from apps.chat.models import Message
+from apps.chat.pipeline.sources import SourceRegistry
+from apps.chat.pipeline.tools.schemas import (
+    MemoryAddInput,
+    MemorySearchInput,
+    MemoryUpdateInput,
+    ReadDocumentInput,
+    ToolInputError,
+    parse_tool_input,
+)
+from apps.claims.models import Claim, ClaimOrigin
+from apps.claims.selectors import claim_by_number, claims_by_id
+from apps.claims.services import claim_complete, claim_retract, claim_update
+from apps.indexing.selectors import chunk_document_id
+
+from ..dedupe import claim_add_or_reinforce
+from ..prepare import passage_url
+from ..threads import in_worker_thread
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+logger = logging.getLogger(__name__)
+READ_CHARS = 12_000
+
+
+class TurnTools:
+    def __init__(self, *, user: User, message: Message, registry: SourceRegistry) -> None:
+        self.user, self.message, self.registry = user, message, registry
+
+    def executor(self) -> Callable[[ToolCall], Awaitable[ToolResult]]:
+        async def execute(call: ToolCall) -> ToolResult:
+            return await in_worker_thread(self.run)(call)
+
+        return execute
+
+    def run(self, call: ToolCall) -> ToolResult:
+        try:
+            tool_input = parse_tool_input(call)
+            if isinstance(tool_input, MemoryAddInput):
+                text = self.memory_add(tool_input)
+            elif isinstance(tool_input, MemoryUpdateInput):
+                text = self.memory_update(tool_input)
+            elif isinstance(tool_input, MemorySearchInput):
+                text = self.memory_search(tool_input)
+            else:
+                text = self.read_document(tool_input)
+        except (ToolInputError, ValidationError) as error:
+            messages = getattr(error, "messages", None) or [str(error)]
+            return ToolResult(tool_call_id=call.id, content="; ".join(messages), is_error=True)
+        return ToolResult(tool_call_id=call.id, content=text)
+
+    def _register_claim(self, claim: Claim) -> int:
+        return self.registry.register(
+            "claim",
+            claim.id,
+            f"#{claim.number} @{claim.friendly_id}",
+            claim.statement,
+            url=reverse("knowledge:claim", args=[claim.id]),
+        )
+
+    def memory_add(self, data: MemoryAddInput) -> str:
+        claim, created = claim_add_or_reinforce(
+            user=self.user,
+            statement=data.statement,
+            claim_types=list(data.claim_types),
+            possible_questions=list(data.possible_questions),
+            origin=ClaimOrigin.CHAT,
+            source_message=self.message,
+        )
+        number = self._register_claim(claim)
+        verb = "Saved" if created else "Already known, reinforced"
+        return f"{verb}: #{claim.number} (@{claim.friendly_id}) {claim.statement} [{number}]"
+
+    def memory_update(self, data: MemoryUpdateInput) -> str:
+        claim = claim_by_number(user=self.user, number=data.claim_number)
+        if claim is None:
+            raise ToolInputError(f"There is no claim #{data.claim_number}.")
+        if data.action == "retract":
+            claim_retract(claim=claim)
+        elif data.action == "edit":
+            if not data.statement:
+                raise ToolInputError("An edit needs the new statement.")
+            claim_update(claim=claim, statement=data.statement)
+        else:
+            claim_complete(claim=claim, action=data.action, note=data.note)
+        claim.refresh_from_db()
+        number = self._register_claim(claim)
+        return f"#{claim.number} is now {claim.status}: {claim.statement} [{number}]"
+
+    def memory_search(self, data: MemorySearchInput) -> str:
+        from apps.indexing.search import hybrid_search
+
+        hits = hybrid_search(user=self.user, query=data.query, k=data.limit)
+        if not hits:
+            return "Nothing in memory matches."
+        claims = claims_by_id(
+            user=self.user,
+            ids=[hit.claim_id for hit in hits if hit.kind == "claim" and hit.claim_id],
+        )
+        lines = []
+        for hit in hits:
+            if hit.kind == "claim" and hit.claim_id:
+                claim = claims.get(hit.claim_id)
+                if claim is None:  # deleted since the search
+                    continue
+                lines.append(f"[{self._register_claim(claim)}] #{claim.number} {claim.statement}")
+            else:
+                number = self.registry.register(
+                    hit.kind,
+                    str(hit.chunk_id),
+                    hit.title,
+                    hit.excerpt,
+                    score=hit.vector_similarity,
+                    url=passage_url(hit),
+                )
+                lines.append(f"[{number}] {hit.title}: {hit.excerpt}")
+        return "\n".join(lines)
+
+    def _document_of(self, ref_id: str) -> str:
+        """A ``document`` source is a whole document (its UUID, registered by this tool) or
+        one passage of it (a chunk id, registered by the turn's search): either way, the
+        document to read."""
+        try:
+            return str(uuid.UUID(ref_id))
+        except ValueError:
+            pass
+        document_id = chunk_document_id(user=self.user, chunk_id=int(ref_id))
+        if document_id is None:
+            raise ToolInputError("That passage's document is no longer indexed.")
+        return str(document_id)
+
+    def read_document(self, data: ReadDocumentInput) -> str:
+        from apps.indexing.selectors import document_text_for_user
+
+        document_id = data.document_id
+        if data.source_number is not None:
+            item = self.registry.get(data.source_number)
+            if item is None or item.kind != "document":
+                raise ToolInputError(f"[{data.source_number}] is not a document of this turn.")
+            document_id = self._document_of(item.ref_id)
+        if not document_id:
+            raise ToolInputError("Name the document by its source number or id.")
+        title, text, doc_id = document_text_for_user(user=self.user, key=document_id)
+        number = self.registry.register("document", doc_id, title, text[:300])
+        window = text[data.offset : data.offset + READ_CHARS]
+        more = len(text) > data.offset + READ_CHARS
+        return (
+            f"[{number}] {title} (characters {data.offset}–{data.offset + len(window)} "
+            f"of {len(text)}{', more follows' if more else ''}):\n{window}"
+        )

@@ -1,0 +1,54 @@
+"""What the chat hands indexing about a message (DESIGN §2): a typed value, never its models.
+
+Indexing runs in the background, by message id (ids survive the queue and its retries), so
+the chat registers a ``TurnSource`` when it starts (``ChatConfig.ready``) and indexing asks
+it, at run time, for the ``TurnToIndex`` of an id. Indexing never imports the chat app.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnToIndex:
+    """One chat message as indexing needs it: its text, who said it and when, the turns
+    either side (``"assistant: <text>"``, for context), whose it is, and whether its
+    conversation is archived (hidden from search)."""
+
+    message_id: uuid.UUID
+    text: str
+    speaker: str
+    created_at: datetime
+    previous_turn: str | None
+    following_turn: str | None
+    user_id: int
+    project_id: uuid.UUID
+    archived: bool
+
+
+class TurnSource(Protocol):
+    def turn(self, *, message_id: uuid.UUID | str) -> TurnToIndex | None:
+        """The message as indexing needs it, or None when it is gone."""
+
+    def lock(self, *, message_id: uuid.UUID | str) -> bool | None:
+        """Lock the message (and its conversation) until the transaction ends, so neither is
+        deleted or archived under the chunks being written; whether its conversation is
+        archived now, or None when the message is gone."""
+
+
+_source: TurnSource | None = None
+
+
+def turn_source_register(source: TurnSource) -> None:
+    global _source
+    _source = source
+
+
+def turn_source() -> TurnSource:
+    if _source is None:
+        raise RuntimeError("No TurnSource registered: is apps.chat installed?")
+    return _source

@@ -1,0 +1,224 @@
+"""The Knowledge page: browse, search and review one's own claims and contexts.
+
+Thin views: parse the request, read through the scoped selectors, render. The one write,
+reviewing a pending claim, is the ``claim_review`` service. Another user's claim or
+context answers 404 (the selectors raise it)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db.models import Count, Q, QuerySet
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.text import Truncator
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.accounts.models import User
+from apps.claims.models import USABLE_STATUSES, Claim, Tag
+from apps.claims.presentation import source_message_url, supersession_chain
+from apps.claims.selectors import (
+    claim_get,
+    claim_list,
+    claims_pending,
+    tag_descendant_ids,
+    tag_list,
+)
+from apps.claims.services import claim_review
+from apps.contexts.models import Context, ContextClaim
+from apps.contexts.selectors import (
+    claims_in_context,
+    context_ancestors,
+    context_get,
+    context_resolved_queryset,
+    context_tree,
+)
+from apps.core.request_user import current_user
+
+from .forms import ClaimFilterForm, ReviewForm
+
+PAGE_SIZE = 25
+
+
+def _page_context(user: User, **extra: object) -> dict[str, object]:
+    return {"nav": "knowledge", "pending_count": claims_pending(user=user).count(), **extra}
+
+
+def _filtered_claims(
+    user: User, filters: dict[str, str], contexts: dict[str, Context], tags: dict[str, Tag]
+) -> QuerySet[Claim]:
+    """The user's claims narrowed by the page's filters; ``contexts`` and ``tags`` are the
+    user's own (the form only accepts those), keyed by their id."""
+    pinned = {"yes": True, "no": False}.get(filters.get("pinned", ""))
+    tag = tags.get(filters.get("tag", ""))
+    tag_ids = tag_descendant_ids(user=user, tag=tag) if tag is not None else None
+    claims = claim_list(
+        user=user,
+        query=filters.get("q", "").lstrip("@"),
+        pinned=pinned,
+        tag_ids=tag_ids,
+        statuses=[filters["status"]] if filters.get("status") else None,
+        claim_types=[filters["type"]] if filters.get("type") else None,
+        domains=[filters["domain"]] if filters.get("domain") else None,
+    )
+    context = contexts.get(filters.get("context", ""))
+    if context is not None:
+        members = claims_in_context(user=user, context=context)
+        claims = claims.filter(pk__in=members.values("pk"))
+    return claims
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    user = current_user(request)
+    tree = context_tree(user=user)
+    tags = list(tag_list(user=user))
+    form = ClaimFilterForm(request.GET or None, contexts=tree, tags=tags)
+    filters = form.values() if request.GET else {}
+    claims = _filtered_claims(
+        user, filters, contexts={str(c.pk): c for c, _ in tree}, tags={str(t.pk): t for t in tags}
+    )
+    page = Paginator(claims.prefetch_related("tags", "contexts"), PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    return render(
+        request,
+        "knowledge/home.html",
+        _page_context(user, tab="claims", form=form, page=page, filtered=bool(filters)),
+    )
+
+
+@dataclass
+class TreeNode:
+    context: Context
+    claim_count: int
+    children: list[TreeNode] = field(default_factory=list)
+
+
+def _context_forest(user: User) -> list[TreeNode]:
+    """The user's context tree; each node counts the distinct active and contested claims
+    it resolves to (its own and its descendants'), as referencing it would use them."""
+    links = ContextClaim.objects.filter(
+        context__user=user, claim__status__in=USABLE_STATUSES
+    ).values_list("context_id", "claim_id")
+    own: dict[uuid.UUID, set[uuid.UUID]] = {}
+    for context_id, claim_id in links:
+        own.setdefault(context_id, set()).add(claim_id)
+    children: dict[uuid.UUID | None, list[Context]] = {}
+    for context, _depth in context_tree(user=user):
+        children.setdefault(context.parent_id, []).append(context)
+
+    def build(context: Context) -> tuple[TreeNode, set[uuid.UUID]]:
+        claim_ids = set(own.get(context.pk, ()))
+        node = TreeNode(context, 0)
+        for child in children.get(context.pk, []):
+            child_node, child_ids = build(child)
+            node.children.append(child_node)
+            claim_ids |= child_ids
+        node.claim_count = len(claim_ids)
+        return node, claim_ids
+
+    return [build(root)[0] for root in children.get(None, [])]
+
+
+@require_GET
+def context_index(request: HttpRequest) -> HttpResponse:
+    user = current_user(request)
+    return render(
+        request,
+        "knowledge/contexts.html",
+        _page_context(user, tab="contexts", forest=_context_forest(user)),
+    )
+
+
+@require_GET
+def context_detail(request: HttpRequest, context_id: uuid.UUID) -> HttpResponse:
+    user = current_user(request)
+    context = context_get(user=user, context_id=context_id)
+    children = context.children.annotate(
+        claim_count=Count("memberships", filter=Q(memberships__claim__status__in=USABLE_STATUSES))
+    )
+    page = Paginator(context_resolved_queryset(user=user, context=context), PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    return render(
+        request,
+        "knowledge/context_detail.html",
+        _page_context(
+            user,
+            tab="contexts",
+            context=context,
+            page=page,
+            ancestors=context_ancestors(context=context),
+            children=children.order_by("name"),
+        ),
+    )
+
+
+@require_GET
+def claim_detail(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
+    user = current_user(request)
+    claim = claim_get(user=user, claim_id=claim_id)
+    message = claim.source_message
+    return render(
+        request,
+        "knowledge/claim_detail.html",
+        _page_context(
+            user,
+            tab="claims",
+            claim=claim,
+            contexts=claim.contexts.order_by("name"),
+            tags=claim.tags.order_by("name"),
+            entities=claim.entities.order_by("name"),
+            chain=supersession_chain(claim=claim),
+            source_message=message,
+            source_url=source_message_url(message) if message else None,
+            admin_url=reverse("admin:claims_claim_change", args=[claim.pk]),
+        ),
+    )
+
+
+@require_GET
+def pending(request: HttpRequest) -> HttpResponse:
+    user = current_user(request)
+    page = Paginator(claims_pending(user=user), PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "knowledge/pending.html", _page_context(user, tab="pending", page=page))
+
+
+@require_POST
+def claim_review_view(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
+    """Approve (→ active) or reject (→ deleted) one pending claim, then go back."""
+    user = current_user(request)
+    claim = claim_get(user=user, claim_id=claim_id)
+    form = ReviewForm(request.POST)
+    ok, deleted, text = False, False, "Choose Approve or Reject."
+    if form.is_valid():
+        approve = form.cleaned_data["decision"] == "approve"
+        label = f"#{claim.number} “{Truncator(claim.statement).chars(60)}”"
+        try:
+            claim_review(claim=claim, approve=approve)
+        except ValidationError as error:
+            text = " ".join(error.messages)
+        else:
+            ok, deleted = True, not approve
+            text = f"Approved {label}." if approve else f"Rejected {label}; it was deleted."
+    if "application/json" in request.headers.get("Accept", ""):
+        return JsonResponse(
+            {"ok": ok, "message": text, "pending": claims_pending(user=user).count()},
+            status=200 if ok else 400,
+        )
+    (messages.success if ok else messages.error)(request, text)
+    target = request.POST.get("next", "")
+    if deleted and target.startswith(reverse("knowledge:claim", args=[claim_id])):
+        target = ""  # the claim's own page no longer exists
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = reverse("knowledge:pending")
+    return redirect(target)
