@@ -14,8 +14,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.claims.selectors import claim_lookup
+from apps.core.api import OwnedPrimaryKeyField
 from apps.core.request_user import current_user
-from apps.projects.selectors import project_get
+from apps.projects.selectors import project_get, project_list
 
 from .events import Ack, TurnError, TurnEvent, references_payload
 from .llm.factory import build_provider
@@ -60,6 +61,12 @@ class MessageSerializer(serializers.ModelSerializer):
 
 
 class ConversationSerializer(serializers.ModelSerializer):
+    project = OwnedPrimaryKeyField(
+        scope=lambda user: project_list(user=user),
+        noun="project",
+        required=False,
+        help_text="One of your projects; the Personal one when left out.",
+    )
     pinned_claim_ids: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(
         source="pinned_claims", many=True, read_only=True
     )
@@ -76,7 +83,6 @@ class ConversationSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
         read_only_fields = ["id", "pinned_claim_ids", "created_at", "updated_at"]
-        extra_kwargs = {"project": {"required": False}}
 
 
 @extend_schema_serializer(component_name="ChatPostInput")
@@ -153,9 +159,7 @@ class ConversationViewSet(
 
     def perform_create(self, serializer: serializers.BaseSerializer) -> None:
         user = current_user(self.request)
-        project = serializer.validated_data.get("project")
-        if project is not None and project.owner_id != user.pk:
-            raise serializers.ValidationError({"project": "No such project."})
+        project = serializer.validated_data.get("project")  # the user's own (the field)
         serializer.instance = conversation_create(
             user=user, project=project, title=serializer.validated_data.get("title", "")
         )
@@ -163,6 +167,11 @@ class ConversationViewSet(
     def perform_update(self, serializer: serializers.BaseSerializer) -> None:
         conversation = self.get_object()
         data = serializer.validated_data
+        if "project" in data and data["project"].pk != conversation.project_id:
+            # Its messages are indexed in its project; moving is not offered, not ignored.
+            raise serializers.ValidationError(
+                {"project": ["A conversation stays in the project it was started in."]}
+            )
         if "title" in data:
             conversation_update(conversation=conversation, title=data["title"])
         if "archived" in data:

@@ -24,6 +24,7 @@ from apps.chat.pipeline.prepare import attached_ids
 from apps.chat.pipeline.turn import run_turn
 from apps.chat.pipeline.types import MAX_MESSAGE_CHARS, TurnRejected, TurnRequest
 from apps.chat.selectors import conversation_get
+from apps.core.validation import NESTED_TOO_DEEPLY, input_problem
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +92,15 @@ class ChatConsumer(AsyncWebsocketConsumer):
         except json.JSONDecodeError:
             await self.emit(TurnError(code=ErrorCode.INVALID, message="Malformed JSON."))
             return
+        except RecursionError:  # the C parser gives up near the interpreter's limit
+            await self.emit(TurnError(code=ErrorCode.INVALID, message=NESTED_TOO_DEEPLY))
+            return
+        problem = input_problem(content)
+        if problem is not None:  # the same door as HTTP: nothing reaches the database
+            await self.emit(
+                TurnError(code=ErrorCode.INVALID, message=f"{problem.field}: {problem.message}")
+            )
+            return
         kind = content.get("type") if isinstance(content, dict) else None
         if kind == "message":
             await self.start_turn(content)
@@ -120,9 +130,14 @@ class ChatConsumer(AsyncWebsocketConsumer):
             if not isinstance(text, str):
                 raise TurnRejected("'text' must be a string.", ErrorCode.INVALID)
             topic = content.get("fact_topic")
+            attached = content.get("attached_claim_ids") or []
+            if not isinstance(attached, list):
+                raise TurnRejected(
+                    "'attached_claim_ids' must be a list of claim ids.", ErrorCode.INVALID
+                )
             request = TurnRequest(
                 text=text,
-                attached_claim_ids=attached_ids(content.get("attached_claim_ids") or []),
+                attached_claim_ids=attached_ids(attached),
                 fact_topic=topic if isinstance(topic, str) and topic.strip() else None,
             )
         except TurnRejected as rejection:

@@ -9,6 +9,7 @@ from django.db import transaction
 from apps.claims.models import Claim
 from apps.claims.services import create_with_friendly_id
 from apps.claims.services.validation import clean_friendly_id
+from apps.core.validation import required_text
 
 from .models import MAX_CONTEXT_DEPTH, Context, ContextClaim
 from .selectors import context_depth, context_subtree_height
@@ -18,9 +19,7 @@ if TYPE_CHECKING:
 
 
 def _clean_name(name: str) -> str:
-    name = (name or "").strip()
-    if not name:
-        raise ValidationError({"name": "A context needs a name."})
+    name = required_text(name, field="name", what="A context's name")
     if len(name) > 200:
         raise ValidationError({"name": "A context name has at most 200 characters."})
     return name

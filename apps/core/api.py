@@ -7,12 +7,18 @@ field errors, unchanged, instead of each view converting it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import QuerySet
 from rest_framework import serializers
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from .request_user import current_user
 
 
 def as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
@@ -26,3 +32,33 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, DjangoValidationError):
         exc = as_drf_error(exc)
     return drf_exception_handler(exc, context)
+
+
+class BoundedLimitOffsetPagination(LimitOffsetPagination):
+    """``?limit`` at most 200 (more is served as 200); ``?offset`` within a PostgreSQL
+    integer, past the end simply empty (the input guard refuses larger ones)."""
+
+    max_limit = 200
+
+
+class OwnedPrimaryKeyField(serializers.PrimaryKeyRelatedField):  # type: ignore[type-arg]
+    """The id of one of the requesting user's objects.
+
+    DRF's field looks the id up in a fixed queryset: another user's object then answered
+    differently from a missing one ("No such project." against "Invalid pk … does not
+    exist"). Here the queryset is the user's own, and a malformed id, a missing one and
+    another user's all answer the same words (DESIGN §3)."""
+
+    def __init__(self, *, scope: Callable[[Any], QuerySet[Any]], noun: str, **kwargs: Any):
+        self.scope = scope
+        self.noun = noun
+        super().__init__(**kwargs)
+
+    def get_queryset(self) -> QuerySet[Any]:
+        return self.scope(current_user(self.context["request"]))
+
+    def to_internal_value(self, data: Any) -> Any:
+        try:
+            return self.get_queryset().get(pk=data)
+        except (ObjectDoesNotExist, DjangoValidationError, TypeError, ValueError, OverflowError):
+            raise serializers.ValidationError(f"No such {self.noun}.") from None

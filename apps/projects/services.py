@@ -7,6 +7,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
+from apps.core.validation import required_text
+
 from .models import Project
 from .selectors import project_get
 
@@ -29,9 +31,7 @@ def _unique_slug(*, owner: User, name: str, exclude_id: uuid.UUID | None = None)
 
 
 def _validate_name(name: str) -> str:
-    name = name.strip()
-    if not name:
-        raise ValidationError({"name": "A project needs a name."})
+    name = required_text(name, field="name", what="A project's name")
     if len(name) > 120:
         raise ValidationError({"name": "A project name has at most 120 characters."})
     return name

@@ -8,15 +8,14 @@ from django.core.exceptions import ValidationError
 
 from apps.claims.friendly_ids import validate_friendly_id
 from apps.claims.models import STATEMENT_MAX_LENGTH, ClaimStatus, ClaimType, Domain
+from apps.core.validation import required_text
 
 MAX_QUESTIONS = 20
 QUESTION_MAX_LENGTH = 500
 
 
 def clean_statement(statement: str) -> str:
-    statement = (statement or "").strip()
-    if not statement:
-        raise ValidationError({"statement": "A claim needs a statement."})
+    statement = required_text(statement, field="statement", what="A claim's statement")
     if len(statement) > STATEMENT_MAX_LENGTH:
         raise ValidationError(
             {

@@ -19,6 +19,7 @@ from apps.claims.services.validation import (
     clean_status,
 )
 from apps.contexts.models import MAX_CONTEXT_DEPTH
+from apps.core.validation import input_problem
 
 from .reader import DocumentErrors, ObjectReader
 from .records import (
@@ -35,6 +36,12 @@ from .records import (
 
 def document_parse(raw: Any) -> KnowledgeDocument:
     errors = DocumentErrors()
+    # The door every HTTP request passes (apps/core/middleware.py), for the command too:
+    # NUL, surrogates, huge integers and deep nesting anywhere, metadata included.
+    problem = input_problem(raw)
+    if problem is not None:
+        errors.add(problem.field, problem.message)
+        errors.raise_if_any()
     top = ObjectReader(raw, "", errors)
     if top.raw.get("format") != FORMAT_NAME:
         errors.add("format", f"Not a Cairn knowledge document (expected format '{FORMAT_NAME}').")

@@ -4,12 +4,21 @@ the services, every link checked, and all problems reported at once by their pat
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
 from django.core.exceptions import ValidationError
 from django.utils import timezone
+
+from apps.core.validation import (
+    DATE_RANGE_MESSAGE,
+    INT_MAX,
+    datetime_storable,
+    has_visible_text,
+    text_problem,
+)
 
 MAX_ERRORS = 100
 T = TypeVar("T")
@@ -62,8 +71,12 @@ class ObjectReader:
         if not isinstance(value, str):
             self.fail(name, "Expected a string.")
             return default
-        if required and not value.strip():
+        if required and not has_visible_text(value):
             self.fail(name, "This field may not be blank.")
+        problem = text_problem(value)
+        if problem:
+            self.fail(name, problem)
+            return default
         if max_length is not None and len(value) > max_length:
             self.fail(name, f"At most {max_length} characters.")
         return value
@@ -85,6 +98,9 @@ class ObjectReader:
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             self.fail(name, f"Expected a whole number of at least {minimum}.")
             return default
+        if value > INT_MAX:  # claim numbers and counters are PostgreSQL integers
+            self.fail(name, f"At most {INT_MAX}.")
+            return default
         return value
 
     def number(self, name: str, *, default: float) -> float:
@@ -93,6 +109,9 @@ class ObjectReader:
             return default
         if isinstance(value, bool) or not isinstance(value, int | float):
             self.fail(name, "Expected a number.")
+            return default
+        if not math.isfinite(float(value)):
+            self.fail(name, "Expected a finite number.")
             return default
         return float(value)
 
@@ -120,6 +139,9 @@ class ObjectReader:
         elif timezone.is_naive(parsed):
             self.fail(name, "The date and time must include a time zone.")
             parsed = None
+        elif not datetime_storable(parsed):
+            self.fail(name, DATE_RANGE_MESSAGE)
+            parsed = None
         return parsed
 
     def timestamp(self, name: str) -> datetime:
@@ -133,6 +155,11 @@ class ObjectReader:
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             self.fail(name, "Expected a list of strings.")
             return []
+        for item in value:
+            problem = text_problem(item)
+            if problem:
+                self.fail(name, problem)
+                return []
         return list(value)
 
     def items(self, name: str) -> list[Any]:
