@@ -16,14 +16,31 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from apps.chat.mcp.server import mcp_asgi_apps  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
+
+mcp_http_app, mcp_lifespan_app = mcp_asgi_apps()
+
+
+async def http_app(scope: dict, receive: object, send: object) -> None:  # type: ignore[type-arg]
+    """``/mcp`` and ``/mcp/…`` go to the MCP server (its own authentication); the rest to
+    Django."""
+    path = scope["path"]
+    if path == "/mcp" or path.startswith("/mcp/"):
+        await mcp_http_app({**scope, "path": "/mcp/"} if path == "/mcp" else scope, receive, send)
+    else:
+        await django_asgi_app(scope, receive, send)  # type: ignore[arg-type]
+
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": http_app,
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),
+        # The MCP SDK runs its task group for the server's lifetime (`make run` starts
+        # uvicorn with the lifespan on); Django needs no lifespan of its own.
+        "lifespan": mcp_lifespan_app,
     }
 )
 

@@ -66,7 +66,7 @@ def main() -> int:
                 "--ws",
                 "websockets",
                 "--lifespan",
-                "off",
+                "on",
             ]
         ),
         subprocess.Popen([python, "manage.py", "qcluster"]),

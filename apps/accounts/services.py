@@ -52,3 +52,14 @@ def api_token_touch(*, token: ApiToken) -> None:
     # Writing on every request would be wasteful; a minute's precision is enough to show.
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+
+
+def api_token_user(*, key: str) -> User | None:
+    """The active user an API token key belongs to (its last use noted), or None for a
+    missing, revoked or malformed key, or an inactive user: the REST API and the MCP
+    endpoint authenticate the same way."""
+    token = ApiToken.objects.select_related("user").filter(key_hash=hash_token_key(key)).first()
+    if token is None or not token.user.is_active:
+        return None
+    api_token_touch(token=token)
+    return token.user

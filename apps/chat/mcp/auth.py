@@ -1,0 +1,72 @@
+"""API-token authentication for the MCP endpoint, as an ASGI middleware.
+
+MCP clients send ``Authorization: Bearer <key>`` (the spec's form) or, like the REST API,
+``Token <key>``; both are the user's API tokens (Settings → API tokens). The user's id is
+put in the ASGI scope, which the SDK hands to each tool call with its HTTP request. A
+missing, unknown or revoked token is refused before the SDK sees the request.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.db import close_old_connections
+
+from apps.accounts.services import api_token_user
+
+SCOPE_USER_ID = "cairn.user_id"
+Scope = dict[str, Any]
+
+
+def _token_key(scope: Scope) -> str | None:
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"authorization":
+            scheme, _, key = value.decode("latin-1").partition(" ")
+            if scheme.lower() in ("bearer", "token") and key.strip():
+                return key.strip()
+    return None
+
+
+def user_id_for_key(key: str) -> int | None:
+    close_old_connections()  # a worker thread's connection may have been closed under it
+    user = api_token_user(key=key)
+    return int(user.pk) if user is not None else None
+
+
+class TokenAuthMiddleware:
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        key = _token_key(scope)
+        user_id = await sync_to_async(user_id_for_key)(key) if key else None
+        if user_id is None:
+            await _refuse(send)
+            return
+        await self.app({**scope, SCOPE_USER_ID: user_id}, receive, send)
+
+
+async def _refuse(send: Any) -> None:
+    body = json.dumps(
+        {
+            "error": "invalid_token",
+            "error_description": "Send one of your API tokens (Settings → API tokens) as "
+            "'Authorization: Bearer <token>'.",
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", b'Bearer realm="cairn", error="invalid_token"'),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

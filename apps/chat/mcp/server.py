@@ -1,0 +1,268 @@
+"""The MCP server: tools and resources over Cairn's memory, one user per request.
+
+Streamable HTTP in stateless mode: every POST carries its token and is answered on its
+own, so any number of ASGI processes can serve ``/mcp/`` behind a proxy with no shared
+session store. The SDK runs its task group from the ASGI lifespan (``config/asgi.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import Field
+
+from apps.accounts.models import User
+
+from .auth import SCOPE_USER_ID, TokenAuthMiddleware
+from .memory import MemoryToolError, UserMemory
+
+INSTRUCTIONS = (
+    "Cairn is this user's long-term memory: atomic claims with numbers (#12) and friendly "
+    "IDs (@prefer_morning_a3f2), contexts that group them, project facts, and their indexed "
+    "files and past chats. Search it before answering questions about the user, cite what "
+    "you use by its [N], and save what they ask you to remember with add_claim."
+)
+
+mcp = MCPServer(name="Cairn", instructions=INSTRUCTIONS, version="1.0")
+
+
+def _memory(ctx: Context) -> UserMemory:
+    request = ctx.request_context.request
+    user_id = request.scope.get(SCOPE_USER_ID) if request is not None else None
+    if user_id is None:  # the middleware refuses such requests; never served unscoped
+        raise ToolError("Not authenticated.")
+    return UserMemory(User.objects.get(pk=user_id))
+
+
+async def _run(ctx: Context, work: Any) -> str:
+    """Run ``work(memory)`` in a thread (the ORM is synchronous) and turn a refusal into a
+    tool error the client's model can read."""
+
+    def call() -> str:
+        try:
+            return str(work(_memory(ctx)))
+        except MemoryToolError as error:
+            raise ToolError(str(error)) from error
+        except ValidationError as error:
+            raise ToolError("; ".join(error.messages)) from error
+
+    return await sync_to_async(call, thread_sensitive=False)()
+
+
+Number = Annotated[int, Field(ge=1, le=2**31 - 1, description="The claim's number, as in #12.")]
+
+
+@mcp.tool()
+async def search_memory(
+    ctx: Context,
+    query: Annotated[str, Field(min_length=1, max_length=2000, description="What to look for.")],
+    kinds: Annotated[
+        list[Literal["claim", "document", "message"]],
+        Field(description="Which memory to search: claims, file passages, past chat turns."),
+    ] = ["claim", "document", "message"],  # noqa: B006 - pydantic copies defaults
+    project: Annotated[
+        str | None, Field(description="A project's UUID to search only its files and chats.")
+    ] = None,
+    limit: Annotated[int, Field(ge=1, le=50, description="At most this many passages.")] = 8,
+) -> str:
+    """Search the user's memory (claims, indexed files and past chats) by meaning and words.
+
+    Returns numbered passages, best first, each with its provenance: a claim's #number and
+    @friendly_id, a file's name, document id and character range, or a chat's title and
+    message id. Cite them by their [N]."""
+    return await _run(
+        ctx, lambda m: m.search(query=query, kinds=kinds, project=project, limit=limit)
+    )
+
+
+@mcp.tool()
+async def list_claims(
+    ctx: Context,
+    claim_type: Annotated[
+        Literal[
+            "fact",
+            "preference",
+            "decision",
+            "goal",
+            "task",
+            "shopping_item",
+            "relationship",
+            "belief",
+            "observation",
+            "other",
+        ]
+        | None,
+        Field(description="Only claims of this type, e.g. goal, task or shopping_item."),
+    ] = None,
+    status: Annotated[
+        Literal["active", "pending", "contested", "retracted", "superseded", "done", "any"],
+        Field(
+            description="active (in use), pending (awaiting review), done (completed goals, "
+            "ticked-off items), retracted, superseded, or any."
+        ),
+    ] = "active",
+    limit: Annotated[int, Field(ge=1, le=500)] = 100,
+) -> str:
+    """List the user's claims by type and status, in number order: the shopping list is
+    claim_type=shopping_item, open goals claim_type=goal with status=active."""
+    return await _run(
+        ctx, lambda m: m.list_claims(claim_type=claim_type, status=status, limit=limit)
+    )
+
+
+@mcp.tool()
+async def add_claim(
+    ctx: Context,
+    statement: Annotated[
+        str, Field(min_length=1, max_length=2000, description="One atomic, self-contained fact.")
+    ],
+    claim_types: Annotated[
+        list[str],
+        Field(
+            description="fact, preference, decision, goal, task, shopping_item, "
+            "relationship, belief, observation or other; the first is primary."
+        ),
+    ] = ["fact"],  # noqa: B006
+    possible_questions: Annotated[
+        list[str], Field(description="Questions this claim answers, to find it by later.")
+    ] = [],  # noqa: B006
+) -> str:
+    """Save one claim to the user's memory. Under the user's memory setting it is active
+    at once (auto), waits for their review in Cairn (suggest), or is not saved (off). A
+    statement Cairn already holds is reinforced instead of duplicated."""
+    return await _run(
+        ctx,
+        lambda m: m.add_claim(
+            statement=statement, claim_types=claim_types, possible_questions=possible_questions
+        ),
+    )
+
+
+@mcp.tool()
+async def update_claim(
+    ctx: Context,
+    number: Number,
+    statement: Annotated[str, Field(min_length=1, max_length=2000, description="The new text.")],
+) -> str:
+    """Replace the statement of claim #number with corrected text."""
+    return await _run(
+        ctx, lambda m: m.change_claim(number=number, action="update", statement=statement)
+    )
+
+
+@mcp.tool()
+async def complete_claim(
+    ctx: Context,
+    number: Number,
+    note: Annotated[str, Field(max_length=500, description="Optional: how it went.")] = "",
+) -> str:
+    """Mark goal or task #number done, or tick shopping item #number off. It leaves the
+    answers but stays on record as done."""
+    return await _run(ctx, lambda m: m.change_claim(number=number, action="complete", note=note))
+
+
+@mcp.tool()
+async def retract_claim(ctx: Context, number: Number) -> str:
+    """Retract claim #number because it is wrong: it is no longer used in answers."""
+    return await _run(ctx, lambda m: m.change_claim(number=number, action="retract"))
+
+
+@mcp.tool()
+async def resolve_references(
+    ctx: Context,
+    text: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=32_000,
+            description="A message with @references or "
+            "#numbers, or one identifier such as prefer_morning_a3f2.",
+        ),
+    ],
+) -> str:
+    """Resolve @references (claims, contexts with their whole tree, entities, tags,
+    domains) and #numbers to the claims they stand for."""
+    return await _run(ctx, lambda m: m.resolve(text=text))
+
+
+@mcp.tool()
+async def read_document(
+    ctx: Context,
+    document_id: Annotated[str, Field(description="A document id from search_memory.")],
+    offset: Annotated[int, Field(ge=0, le=2**31 - 1, description="Start at this character.")] = 0,
+) -> str:
+    """Read an indexed file of the user's, 12,000 characters at a time from offset."""
+    return await _run(ctx, lambda m: m.read_document(document_id=document_id, offset=offset))
+
+
+@mcp.tool()
+async def get_facts(
+    ctx: Context,
+    project: Annotated[
+        str | None, Field(description="A project's UUID; the Personal project when left out.")
+    ] = None,
+) -> str:
+    """The current facts of a project (key = value), e.g. user.favorites.crypto.1 = BTC."""
+    return await _run(ctx, lambda m: m.get_facts(project=project))
+
+
+@mcp.tool()
+async def set_fact(
+    ctx: Context,
+    key: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=200,
+            description="A dotted key, e.g. user.favorites.crypto.1 for the #1 crypto.",
+        ),
+    ],
+    value: Annotated[str, Field(min_length=1, max_length=2000)],
+    project: Annotated[
+        str | None, Field(description="A project's UUID; Personal when left out.")
+    ] = None,
+) -> str:
+    """Set a project fact. A different value supersedes the current one (history is kept);
+    the same value changes nothing."""
+    return await _run(ctx, lambda m: m.set_fact(key=key, value=value, project=project))
+
+
+@mcp.resource("cairn://claims/{number}", mime_type="text/plain")
+async def claim_resource(number: str, ctx: Context) -> str:
+    """One claim by its number: its statement, types and status."""
+    return await _run(ctx, lambda m: m.resolve(text=f"@claim_{int(number)}"))
+
+
+@mcp.resource("cairn://contexts/{friendly_id}", mime_type="text/plain")
+async def context_resource(friendly_id: str, ctx: Context) -> str:
+    """A context with every active claim of its tree."""
+    return await _run(ctx, lambda m: m.resolve(text=friendly_id))
+
+
+def _transport_security() -> TransportSecuritySettings:
+    hosts = [host for host in settings.ALLOWED_HOSTS if host != "*"]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection="*" not in settings.ALLOWED_HOSTS,
+        allowed_hosts=[*hosts, *(f"{host}:*" for host in hosts)],
+        allowed_origins=[f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")]
+        + [f"{scheme}://{host}:*" for host in hosts for scheme in ("http", "https")]
+        + list(settings.CSRF_TRUSTED_ORIGINS),
+    )
+
+
+def mcp_asgi_apps() -> tuple[Any, Any]:
+    """(the app for HTTP requests, behind API-token authentication; the SDK's own app,
+    whose lifespan runs the SDK's task group)."""
+    app = mcp.streamable_http_app(
+        streamable_http_path="/mcp/",
+        stateless_http=True,
+        json_response=True,
+        transport_security=_transport_security(),
+    )
+    return TokenAuthMiddleware(app), app
