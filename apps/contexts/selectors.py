@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from django.db import connection
@@ -166,6 +168,28 @@ def context_tree(*, user: User) -> list[tuple[Context, int]]:
 
     walk(None, 0)
     return ordered
+
+
+@dataclass(frozen=True, slots=True)
+class Membership:
+    """One claim in one context (not its subtree), and since when."""
+
+    context_id: uuid.UUID
+    claim_id: uuid.UUID
+    added_at: datetime
+
+
+def context_memberships(*, user: User, usable_only: bool = False) -> list[Membership]:
+    """Every direct membership among the user's contexts and claims, oldest first (claims
+    in their number order within a moment); with ``usable_only``, only those of active or
+    contested claims."""
+    links = ContextClaim.objects.filter(context__user=user, claim__user=user)
+    if usable_only:
+        links = links.filter(claim__status__in=USABLE_STATUSES)
+    rows = links.order_by("added_at", "claim__number").values_list(
+        "context_id", "claim_id", "added_at"
+    )
+    return [Membership(*row) for row in rows]
 
 
 def claims_in_context(*, user: User, context: Context, recursive: bool = True) -> QuerySet[Claim]:

@@ -201,8 +201,8 @@ class Chunk(models.Model):
     embedding_model = models.CharField(max_length=100)
     # A message's conversation is archived: its chunks are kept but not searched. Indexing
     # owns this copy (set when indexing and by message_chunks_set_archived) so that search
-    # never reaches into the chat's tables.
-    archived = models.BooleanField(default=False)
+    # never reaches into the chat's tables. A database default too: bulk loads (COPY) omit it.
+    archived = models.BooleanField(default=False, db_default=False)
     search_vector = models.GeneratedField(
         expression=SearchVector("text", config="english"),
         output_field=SearchVectorField(),

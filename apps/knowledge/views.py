@@ -31,11 +31,12 @@ from apps.claims.selectors import (
     tag_list,
 )
 from apps.claims.services import claim_review
-from apps.contexts.models import Context, ContextClaim
+from apps.contexts.models import Context
 from apps.contexts.selectors import (
     claims_in_context,
     context_ancestors,
     context_get,
+    context_memberships,
     context_resolved_queryset,
     context_tree,
 )
@@ -104,12 +105,9 @@ class TreeNode:
 def _context_forest(user: User) -> list[TreeNode]:
     """The user's context tree; each node counts the distinct active and contested claims
     it resolves to (its own and its descendants'), as referencing it would use them."""
-    links = ContextClaim.objects.filter(
-        context__user=user, claim__status__in=USABLE_STATUSES
-    ).values_list("context_id", "claim_id")
     own: dict[uuid.UUID, set[uuid.UUID]] = {}
-    for context_id, claim_id in links:
-        own.setdefault(context_id, set()).add(claim_id)
+    for link in context_memberships(user=user, usable_only=True):
+        own.setdefault(link.context_id, set()).add(link.claim_id)
     children: dict[uuid.UUID | None, list[Context]] = {}
     for context, _depth in context_tree(user=user):
         children.setdefault(context.parent_id, []).append(context)

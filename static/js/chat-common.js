@@ -90,8 +90,14 @@
     };
   }
 
+  /** A parsed reference (references.js) as the chip the composer and the messages show. */
+  function refChip(ref) {
+    return el("span", { class: "ref-chip", tabindex: "0", "data-ref": ref.identifier, "data-ref-kind": ref.kind, text: ref.raw });
+  }
+
   window.CairnChat = {
     root: root,
+    refChip: refChip,
     api: api,
     fragment: fragment,
     announce: announce,

@@ -14,8 +14,6 @@
   var attachedBox = document.getElementById("attached");
   var attachedList = document.getElementById("attached-list");
   var tip = document.getElementById("ref-tip");
-  var IDENT = /[A-Za-z0-9_-]/;
-  var PRECEDER = /[\s([{<"'\u201c\u2018\u00ab*\u200b\u200e\u200f]/;
 
   // ---- previews, shared by chips in the composer and in messages -------------------------
   var previews = new Map();
@@ -121,13 +119,7 @@
   function renderChips() {
     var parsed = window.CairnReferences.parseReferences(input.value);
     var chipNodes = parsed.references.slice(0, 20).map(function (ref) {
-      var chip = C.el("span", {
-        class: "ref-chip",
-        tabindex: "0",
-        "data-ref": ref.identifier,
-        "data-ref-kind": ref.kind,
-        text: ref.raw,
-      });
+      var chip = C.refChip(ref);
       if (ref.kind !== "uuid") {
         preview(ref.identifier).then(function (data) {
           if (data && !data.found) chip.classList.add("missing");
@@ -181,17 +173,8 @@
   function tokenAtCaret() {
     var caret = input.selectionStart;
     if (caret !== input.selectionEnd) return null;
-    var text = input.value;
-    var start = caret;
-    while (start > 0 && IDENT.test(text[start - 1])) start--;
-    var at = start - 1;
-    if (at < 0 || text[at] !== "@") return null;
-    if (at > 0 && !PRECEDER.test(text[at - 1])) return null; // user@example.com
-    var query = text.slice(start, caret);
-    if (query && !/^[A-Za-z]/.test(query)) return null;
-    var end = caret;
-    while (end < text.length && IDENT.test(text[end])) end++;
-    return { at: at, end: end, query: query };
+    // The parser's own rules (references.js), so the popup offers exactly what is a reference.
+    return window.CairnReferences.referenceAtCaret(input.value, caret);
   }
 
   function isOpen() {

@@ -1,18 +1,17 @@
-// The open conversation: the websocket (/ws/chat/<id>/, protocol in the README), one turn
-// at a time streamed as plain text and then swapped for the server-rendered message, and
-// the actions on messages (pin, use now, save as memory, clarify, try again).
+// The open conversation's turns: one at a time over the socket (chat-socket.js), streamed
+// as plain text into the bubbles of chat-render.js and then swapped for the server-rendered
+// message; the resync after a lost connection; the actions on messages (use now, save as
+// memory, clarify, try again). Pins are chat-pins.js.
 (function () {
   "use strict";
   var C = window.CairnChat;
   var chat = C.root();
   if (!chat || !chat.dataset.currentId) return;
-  var conversationId = chat.dataset.currentId;
   var log = document.getElementById("chat-log");
   var form = document.getElementById("composer");
   var sendButton = document.getElementById("send-btn");
   var stopButton = document.getElementById("stop-btn");
   var errorBox = document.getElementById("composer-error");
-  var connState = document.getElementById("conn-state");
   // The server's error codes and limits (apps/chat/events.py: protocol_for_page).
   var PROTOCOL = JSON.parse(document.getElementById("chat-protocol").textContent);
   var CODE = PROTOCOL.error_codes;
@@ -20,11 +19,7 @@
   var REJECTIONS = PROTOCOL.rejection_codes;
   var TOOL_LABELS = { memory_search: "Searching memory", memory_add: "Saving a memory", read_document: "Reading a document" };
 
-  var socket = null;
-  var retries = 0;
-  var retryTimer = null;
-  var heartbeat = null;
-  var gaveUp = false;
+  var R = C.render;
   var resyncNeeded = null;
   var turn = null;
 
@@ -54,7 +49,7 @@
   C.showError = showError;
 
   function connected() {
-    return socket !== null && socket.readyState === WebSocket.OPEN;
+    return C.socket.connected();
   }
 
   function updateButtons() {
@@ -63,111 +58,17 @@
     stopButton.disabled = !turn || !!turn.stopping;
   }
 
-  function setConn(text, state) {
-    connState.textContent = text;
-    connState.className = "conn-state " + (state || "");
-  }
-
-  // ---- the websocket, with back-off ----------------------------------------------------------
-  function connect() {
-    window.clearTimeout(retryTimer);
-    if (gaveUp || socket) return;
-    setConn("connecting…");
-    var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    var ws = new WebSocket(scheme + window.location.host + chat.dataset.wsPath);
-    socket = ws;
-    ws.addEventListener("open", function () {
-      retries = 0;
-      setConn("connected", "up");
-      updateButtons();
-      heartbeat = window.setInterval(function () {
-        if (connected()) socket.send(JSON.stringify({ type: "ping" }));
-      }, 25000);
-      if (resyncNeeded) resync(resyncNeeded, 0);
-      resyncNeeded = null;
-    });
-    ws.addEventListener("message", function (event) {
-      var data;
-      try {
-        data = JSON.parse(event.data);
-      } catch (error) {
-        return;
-      }
-      handle(data);
-    });
-    ws.addEventListener("close", function (event) {
-      if (socket !== ws) return;
-      socket = null;
-      window.clearInterval(heartbeat);
-      if (turn) interrupted();
-      updateButtons();
-      if (event.code === 4401) {
-        gaveUp = true;
-        setConn("you are logged out — log in again to chat", "down");
-        return;
-      }
-      if (event.code === 4404) {
-        gaveUp = true;
-        setConn("this conversation no longer exists", "down");
-        return;
-      }
-      var delay = Math.min(30000, 1000 * Math.pow(2, retries)) * (0.8 + Math.random() * 0.4);
-      retries += 1;
-      setConn("disconnected — reconnecting in " + Math.round(delay / 1000) + " s", "down");
-      retryTimer = window.setTimeout(connect, delay);
-    });
-  }
-
-  window.addEventListener("online", function () {
-    retries = 0;
-    connect();
+  // ---- the socket's events ---------------------------------------------------------------------
+  C.socket.on("open", function () {
+    updateButtons();
+    if (resyncNeeded) resync(resyncNeeded, 0);
+    resyncNeeded = null;
   });
-  document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState === "visible" && !socket) {
-      retries = 0;
-      connect();
-    }
+  C.socket.on("event", function (data) { handle(data); });
+  C.socket.on("close", function () {
+    if (turn) interrupted();
+    updateButtons();
   });
-
-  // ---- building the bubbles of a turn --------------------------------------------------------
-  function referenceNodes(text) {
-    var parsed = window.CairnReferences.parseReferences(text);
-    var nodes = [];
-    var position = 0;
-    parsed.references.forEach(function (ref) {
-      nodes.push(text.slice(position, ref.utf16Start));
-      nodes.push(C.el("span", { class: "ref-chip", tabindex: "0", "data-ref": ref.identifier, "data-ref-kind": ref.kind, text: ref.raw }));
-      position = ref.utf16End;
-    });
-    nodes.push(text.slice(position));
-    return nodes;
-  }
-
-  function head(who) {
-    return C.el("div", { class: "msg-head" }, [C.el("span", { class: "msg-who", text: who })]);
-  }
-
-  function userBubble(text, attachments) {
-    var bubble = C.el("article", { class: "msg msg-user pending", "data-transient": "1" }, [
-      head("You"),
-      C.el("div", { class: "msg-body msg-text" }, referenceNodes(text)),
-    ]);
-    if (attachments.length) {
-      bubble.appendChild(
-        C.el("div", { class: "msg-attached small" }, [C.el("span", { class: "muted", text: "Used for this turn:" })].concat(
-          attachments.map(function (claim) { return C.el("span", { class: "chip", text: " #" + claim.number, title: claim.statement }); })
-        ))
-      );
-    }
-    return bubble;
-  }
-
-  function answerBubble() {
-    var body = C.el("div", { class: "msg-body streaming" });
-    var status = C.el("p", { class: "tool-line typing", text: "Thinking" });
-    var bubble = C.el("article", { class: "msg msg-assistant pending", "data-transient": "1", "aria-busy": "true" }, [head("Cairn"), body, status]);
-    return { node: bubble, body: body, status: status };
-  }
 
   function setStatusLine(text, typing) {
     if (!turn) return;
@@ -187,7 +88,7 @@
     if (!text.trim()) return;
     if (!connected()) {
       showError("Not connected — reconnecting. Your text is kept; send again in a moment.");
-      connect();
+      C.socket.connect();
       return;
     }
     if (new TextEncoder().encode(text).length > MAX_BYTES) {
@@ -200,16 +101,16 @@
     removeClarify();
     errorBox.hidden = true;
     turn = { text: text, topic: topic || null, attachments: attachments, fromComposer: fromComposer, acked: false, userOrder: null, gotText: false };
-    turn.user = userBubble(text, attachments);
-    turn.answer = answerBubble();
+    turn.user = R.userBubble(text, attachments);
+    turn.answer = R.answerBubble();
     log.appendChild(turn.user);
     log.appendChild(turn.answer.node);
-    socket.send(JSON.stringify({
+    C.socket.send({
       type: "message",
       text: text,
       attached_claim_ids: attachments.map(function (claim) { return claim.id; }),
       fact_topic: topic || null,
-    }));
+    });
     if (fromComposer) {
       C.composer.clear();
       C.composer.setAttachments([]);
@@ -223,7 +124,7 @@
   function stop() {
     if (!turn || !connected() || turn.stopping) return;
     turn.stopping = true;
-    socket.send(JSON.stringify({ type: "cancel" }));
+    C.socket.send({ type: "cancel" });
     setStatusLine("Stopping…", false);
     updateButtons();
   }
@@ -328,14 +229,6 @@
     }
   }
 
-  function statusNote(payload) {
-    if (payload.status === "partial") {
-      return payload.error === "Stopped by the user." ? "Stopped — partial answer saved" : "Interrupted: " + payload.error + " — partial answer saved";
-    }
-    if (payload.status === "failed") return "The model failed: " + (payload.error || "no answer") + "; your message was saved";
-    return "";
-  }
-
   function finish(payload) {
     if (!turn) return;
     var current = turn;
@@ -347,7 +240,7 @@
     current.answer.body.innerHTML = payload.html;
     current.answer.node.removeAttribute("aria-busy");
     current.answer.node.dataset.order = payload.order;
-    var note = statusNote(payload);
+    var note = R.statusNote(payload);
     current.answer.status.textContent = note;
     current.answer.status.className = note ? "msg-status " + (payload.status === "failed" ? "err" : "warn") : "tool-line";
     C.announce(note || "Answer complete");
@@ -357,29 +250,13 @@
       .then(function (nodes) {
         current.user.remove();
         current.answer.node.remove();
-        removeStale(nodes);
+        R.removeStale(nodes);
         if (C.markChips) C.markChips(nodes);
         log.appendChild(nodes);
         if (stick) toBottom();
       })
       .catch(function () { /* the streamed version stays; a reload shows the rest */ });
-    if (C.refreshSidebar) C.refreshSidebar().then(syncTitle);
-  }
-
-  /** The first message names an untitled conversation: show the name the server gave it. */
-  function syncTitle() {
-    var named = document.querySelector(".conv-item.current [data-title]");
-    var heading = document.querySelector(".conv-head [data-title]");
-    if (!named || !heading || heading.textContent === named.textContent) return;
-    heading.textContent = named.textContent;
-    document.title = named.textContent + " · Cairn";
-  }
-
-  function removeStale(nodes) {
-    Array.prototype.forEach.call(nodes.querySelectorAll(".msg[id]"), function (fresh) {
-      var old = document.getElementById(fresh.id);
-      if (old) old.remove();
-    });
+    if (C.refreshSidebar) C.refreshSidebar().then(R.syncTitle);
   }
 
   function interrupted() {
@@ -407,7 +284,7 @@
             return;
           }
           log.querySelectorAll(".msg[data-transient]").forEach(function (node) { node.remove(); });
-          removeStale(nodes);
+          R.removeStale(nodes);
           var savedUser = Array.prototype.some.call(fresh, function (node) { return node.classList.contains("msg-user"); });
           log.appendChild(nodes);
           toBottom();
@@ -430,72 +307,12 @@
   stopButton.addEventListener("click", stop);
   C.composer.input.addEventListener("input", updateButtons);
 
-  // ---- actions on messages and memory ------------------------------------------------------------
-  function pressed(selector, id, value) {
-    document.querySelectorAll("[" + selector + '="' + id + '"]').forEach(function (button) {
-      button.setAttribute("aria-pressed", value ? "true" : "false");
-    });
-  }
-
-  function pinnedListAdd(claim) {
-    var list = document.getElementById("pinned-list");
-    if (!list || list.querySelector('[data-claim-id="' + claim.id + '"]')) return;
-    var placeholder = list.querySelector("[data-pinned-empty]");
-    if (placeholder) placeholder.remove();
-    list.appendChild(
-      C.el("li", { "data-claim-id": claim.id }, [
-        C.el("a", { href: claim.url, text: "#" + claim.number }),
-        " " + (claim.statement.length > 140 ? claim.statement.slice(0, 139) + "…" : claim.statement) + " ",
-        C.el("button", { type: "button", class: "linkish", "data-unpin-here": claim.id, "aria-label": "Unpin #" + claim.number + " from this conversation", text: "Unpin" }),
-      ])
-    );
-  }
-
-  function pinnedCount() {
-    var list = document.getElementById("pinned-list");
-    var counter = document.querySelector("[data-pinned-count]");
-    if (list && counter) counter.textContent = list.querySelectorAll("li[data-claim-id]").length;
-  }
-
-  C.pinHere = function (claimId, pin) {
-    var path = "conversations/" + conversationId + "/pins";
-    var call = pin ? C.api("POST", path, { claim_id: claimId }) : C.api("DELETE", path + "/" + claimId);
-    return call
-      .then(function (claim) {
-        pressed("data-pin-here", claimId, pin);
-        if (pin) {
-          pinnedListAdd(claim);
-          C.announce("Pinned #" + claim.number + " to this conversation");
-        } else {
-          var item = document.querySelector('#pinned-list [data-claim-id="' + claimId + '"]');
-          if (item) item.remove();
-          C.announce("Unpinned from this conversation");
-        }
-        pinnedCount();
-      })
-      .catch(function (error) { showError("Could not change the pin: " + error.message); });
-  };
-
-  function pinGlobally(claimId, pin) {
-    C.api("POST", "claims/" + claimId + "/pin", { pinned: pin })
-      .then(function (claim) {
-        pressed("data-pin-global", claimId, claim.pinned);
-        C.announce(claim.pinned ? "#" + claim.number + " is used in every conversation" : "#" + claim.number + " is no longer pinned globally");
-      })
-      .catch(function (error) { showError("Could not change the pin: " + error.message); });
-  }
-
+  // ---- actions on messages ---------------------------------------------------------------------
   document.addEventListener("click", function (event) {
     var target = event.target.closest("button, a");
     if (!target) return;
     var data = target.dataset;
-    if (data.pinHere) {
-      C.pinHere(data.pinHere, target.getAttribute("aria-pressed") !== "true");
-    } else if (data.unpinHere) {
-      C.pinHere(data.unpinHere, false);
-    } else if (data.pinGlobal) {
-      pinGlobally(data.pinGlobal, target.getAttribute("aria-pressed") !== "true");
-    } else if (data.attach) {
+    if (data.attach) {
       C.composer.attach({ id: data.attach, number: data.number, statement: data.statement });
       C.composer.input.focus();
     } else if (data.clarifyTopic) {
@@ -539,6 +356,6 @@
     toBottom();
   }
   updateButtons();
-  connect();
+  C.socket.connect();
   if (!hash) C.composer.input.focus({ preventScroll: true });
 })();

@@ -486,5 +486,24 @@
     return { cleanText: removeTokens(text, removalGroups(text, tokens)), references: references };
   }
 
-  return { parseReferences: parseReferences };
+  // What the composer's @ popup completes: the identifier being typed at the caret, by the
+  // same rules as the parser (an "@" at the start or after one of PRECEDERS, an identifier
+  // of letters, digits, "_" and "-" that starts with a letter). null when the caret is not
+  // in one (user@example.com, "@1x"). ``at``/``end`` are UTF-16 indexes of the "@" and of
+  // the end of the identifier; ``query`` is what was typed up to the caret.
+  var IDENTIFIER_CHAR = /[A-Za-z0-9_-]/;
+  function referenceAtCaret(text, caret) {
+    var start = caret;
+    while (start > 0 && IDENTIFIER_CHAR.test(text[start - 1])) start--;
+    var at = start - 1;
+    if (at < 0 || text[at] !== "@") return null;
+    if (at > 0 && !PRECEDERS.has(text[at - 1])) return null;
+    var query = text.slice(start, caret);
+    if (query && !/^[A-Za-z]/.test(query)) return null;
+    var end = caret;
+    while (end < text.length && IDENTIFIER_CHAR.test(text[end])) end++;
+    return { at: at, end: end, query: query };
+  }
+
+  return { parseReferences: parseReferences, referenceAtCaret: referenceAtCaret };
 });

@@ -75,3 +75,30 @@ def test_a_suggested_memory_is_approved_from_the_knowledge_page(
     shot("approved")
 
     assert Claim.objects.get(user=user, statement="I prefer green tea").status == "active"
+
+
+def test_a_claim_used_in_an_answer_is_pinned_here_and_globally(
+    page: Page, server: str, shot: Any
+) -> None:
+    user = log_in(page, server, email="chatter@example.com")
+    claim = claim_create(user=user, statement="I drink green tea", friendly_id="green_tea")
+    start_conversation(page)
+
+    page.locator("#composer-input").fill("What do I drink? @green_tea")
+    page.locator("#composer-input").press("Enter")
+    answer = page.locator("article.msg-assistant.status-complete").last
+    expect(answer).to_be_visible(timeout=20_000)
+    answer.get_by_text(re.compile(r"Memory used \(1\)")).click()
+
+    answer.locator(f'[data-pin-here="{claim.pk}"]').click()
+    expect(page.locator(f'#pinned-list [data-claim-id="{claim.pk}"]')).to_contain_text("#1")
+    answer.locator(f'[data-pin-global="{claim.pk}"]').click()
+    expect(answer.locator(f'[data-pin-global="{claim.pk}"]')).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    answer.locator(f'[data-pin-here="{claim.pk}"]').click()  # pressed: unpins
+    expect(page.locator(f'#pinned-list [data-claim-id="{claim.pk}"]')).to_have_count(0)
+
+    claim.refresh_from_db()
+    assert claim.pinned is True
+    assert not claim.pinned_in_conversations.exists()

@@ -104,3 +104,18 @@ test("the limit counts code points, as Python does", () => {
     [["abc", 99992]]
   );
 });
+
+// The composer's @ popup completes what the parser will read as a reference, no more.
+const { referenceAtCaret } = require(parserPath);
+
+test("the identifier at the caret follows the parser's rules", () => {
+  assert.deepEqual(referenceAtCaret("see @pre", 8), { at: 4, end: 8, query: "pre" });
+  assert.deepEqual(referenceAtCaret("@", 1), { at: 0, end: 1, query: "" });
+  assert.deepEqual(referenceAtCaret("(@tea_a3f2) x", 5), { at: 1, end: 10, query: "tea" });
+  assert.equal(referenceAtCaret("mail user@example.com", 12), null);
+  assert.equal(referenceAtCaret("@1x", 3), null);
+  assert.equal(referenceAtCaret("no at sign", 5), null);
+  // A no-break space precedes a reference for the parser, and so for the popup.
+  assert.equal(parseReferences("a\u00a0@prefer_tea").references.length, 1);
+  assert.deepEqual(referenceAtCaret("a\u00a0@pre", 6), { at: 2, end: 6, query: "pre" });
+});

@@ -10,8 +10,7 @@ from django.utils import timezone
 
 from apps.claims.models import Claim, ClaimCounter, Entity, Tag
 from apps.claims.selectors import claim_list, entity_list, tag_list
-from apps.contexts.models import ContextClaim
-from apps.contexts.selectors import context_tree
+from apps.contexts.selectors import context_memberships, context_tree
 
 from .records import (
     ClaimRecord,
@@ -75,13 +74,10 @@ def _claim(claim: Claim) -> ClaimRecord:
 
 def _contexts(user: User) -> list[ContextRecord]:
     memberships: dict[uuid.UUID, list[MembershipRecord]] = defaultdict(list)
-    rows = (
-        ContextClaim.objects.filter(context__user=user, claim__user=user)
-        .order_by("added_at", "claim__number")
-        .values_list("context_id", "claim_id", "added_at")
-    )
-    for context_id, claim_id, added_at in rows:
-        memberships[context_id].append(MembershipRecord(claim=str(claim_id), added_at=added_at))
+    for link in context_memberships(user=user):
+        memberships[link.context_id].append(
+            MembershipRecord(claim=str(link.claim_id), added_at=link.added_at)
+        )
     return [
         ContextRecord(
             id=str(context.id),
