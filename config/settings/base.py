@@ -75,6 +75,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "apps.chat.context_processors.llm_provider",
             ],
         },
     },
@@ -210,6 +211,13 @@ ANTHROPIC_API_KEY: str = env("ANTHROPIC_API_KEY", default="")
 CAIRN_MAIN_MODEL: str = env("CAIRN_MAIN_MODEL", default="claude-sonnet-4-5")
 CAIRN_CHEAP_MODEL: str = env("CAIRN_CHEAP_MODEL", default="claude-haiku-4-5")
 CAIRN_EMBEDDING_PROVIDER: str = env("CAIRN_EMBEDDING_PROVIDER", default="minilm-onnx")
+# Any OpenAI-compatible chat server (Ollama, llama.cpp, vLLM, LM Studio) when no Anthropic
+# key is set: e.g. http://127.0.0.1:11434/v1 with CAIRN_LLM_MODEL=llama3.1.
+CAIRN_LLM_BASE_URL: str = env("CAIRN_LLM_BASE_URL", default="")
+CAIRN_LLM_MODEL: str = env("CAIRN_LLM_MODEL", default="")
+CAIRN_LLM_CHEAP_MODEL: str = env("CAIRN_LLM_CHEAP_MODEL", default="")
+CAIRN_LLM_API_KEY: str = env("CAIRN_LLM_API_KEY", default="")
+CAIRN_LLM_TOOLS: bool = env.bool("CAIRN_LLM_TOOLS", default=True)
 
 LOGGING = {
     "version": 1,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from dataclasses import dataclass
 
 import httpx2
 from django.conf import settings
@@ -25,13 +26,26 @@ def get_llm_provider(
     max_retries: int | None = None,
     max_tool_rounds: int | None = None,
     offline_word_delay: float = 0.0,
+    compatible: CompatibleServer | None = None,
 ) -> LLMProvider:
-    """Claude when an API key is given, the offline provider otherwise.
+    """Claude when an API key is given; else the OpenAI-compatible server when one is
+    configured; the offline provider otherwise.
 
     The Anthropic client keeps a connection pool bound to the running event loop: build
     the provider once per process (or per loop) and reuse it rather than once per turn.
     """
     if not api_key or not api_key.strip():
+        if compatible is not None:
+            from apps.chat.llm.openai_compatible import OpenAICompatibleProvider
+
+            return OpenAICompatibleProvider(
+                base_url=compatible.base_url,
+                main_model=compatible.model,
+                cheap_model=compatible.cheap_model,
+                api_key=compatible.api_key,
+                tools=compatible.tools,
+                http_client=http_client,
+            )
         return OfflineProvider(word_delay=offline_word_delay)
     # Imported here so that an offline install never pays for importing the SDK.
     from apps.chat.llm import anthropic_provider as claude
@@ -55,12 +69,50 @@ _providers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LLMProvider] = 
 )
 
 
+@dataclass(frozen=True)
+class CompatibleServer:
+    """An OpenAI-compatible chat server: CAIRN_LLM_BASE_URL, CAIRN_LLM_MODEL …"""
+
+    base_url: str
+    model: str
+    cheap_model: str | None = None
+    api_key: str | None = None
+    tools: bool = True
+
+
+def compatible_server() -> CompatibleServer | None:
+    if not settings.CAIRN_LLM_BASE_URL.strip():
+        return None
+    return CompatibleServer(
+        base_url=settings.CAIRN_LLM_BASE_URL,
+        model=settings.CAIRN_LLM_MODEL,
+        cheap_model=settings.CAIRN_LLM_CHEAP_MODEL or None,
+        api_key=settings.CAIRN_LLM_API_KEY or None,
+        tools=settings.CAIRN_LLM_TOOLS,
+    )
+
+
 def build_provider() -> LLMProvider:
     return get_llm_provider(
         api_key=settings.ANTHROPIC_API_KEY or None,
         main_model=settings.CAIRN_MAIN_MODEL,
         cheap_model=settings.CAIRN_CHEAP_MODEL,
         offline_word_delay=settings.CAIRN_OFFLINE_WORD_DELAY,
+        compatible=compatible_server(),
+    )
+
+
+def provider_description() -> str:
+    """Which model answers, in words, for the Settings page (no network call)."""
+    if settings.ANTHROPIC_API_KEY.strip():
+        return f"Claude ({settings.CAIRN_MAIN_MODEL}) through the Anthropic API"
+    server = compatible_server()
+    if server is not None:
+        return f"{server.model} on the OpenAI-compatible server at {server.base_url}"
+    return (
+        "The offline provider: answers are composed from your memory without a language "
+        "model. Set ANTHROPIC_API_KEY, or CAIRN_LLM_BASE_URL and CAIRN_LLM_MODEL for a "
+        "local server such as Ollama."
     )
 
 

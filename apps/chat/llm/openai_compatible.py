@@ -1,0 +1,340 @@
+"""Any OpenAI-compatible chat server (Ollama, llama.cpp's server, vLLM, LM Studio …)
+through the official `openai` SDK (3.x, over httpx2), streaming, with tool calls.
+
+Local servers differ in what they support. Tools: many models answer a request with
+`tools` with a 400 ("does not support tools"); the provider then asks again without them
+for the rest of its life and answers from the memory in the prompt, which every model
+can read. `CAIRN_LLM_TOOLS=off` skips the first try.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+import openai
+
+from apps.chat.llm.execution import run_tool_call
+from apps.chat.llm.types import (
+    DEFAULT_MAX_TOKENS,
+    ChatTurn,
+    CompletionTask,
+    ModelRole,
+    ProviderError,
+    StreamDone,
+    StreamError,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolExecutor,
+    ToolSpec,
+    Usage,
+)
+from apps.chat.pipeline.sources import SourceItem
+
+DEFAULT_TIMEOUT_SECONDS = 120.0  # local models on a CPU can think for a while
+DEFAULT_MAX_RETRIES = 2
+DEFAULT_MAX_TOOL_ROUNDS = 4
+# Words a server uses when it refuses `tools` for a model that cannot call them.
+_NO_TOOLS_HINTS = ("tool", "function")
+
+
+@dataclass
+class _PendingCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+    def as_call(self, index: int) -> ToolCall:
+        raw = "".join(self.arguments).strip() or "{}"
+        try:
+            arguments = json.loads(raw)
+        except json.JSONDecodeError:
+            arguments = {"_unparsed": raw}
+        if not isinstance(arguments, dict):
+            arguments = {"_value": arguments}
+        return ToolCall(id=self.id or f"call_{index}", name=self.name, input=arguments)
+
+
+class OpenAICompatibleProvider:
+    name = "openai-compatible"
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        main_model: str,
+        cheap_model: str | None = None,
+        api_key: str | None = None,
+        tools: bool = True,
+        http_client: httpx2.AsyncClient | None = None,
+        timeout: float = DEFAULT_TIMEOUT_SECONDS,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
+    ) -> None:
+        if not base_url.strip() or not main_model.strip():
+            raise ValueError("An OpenAI-compatible provider needs a base URL and a model.")
+        self.base_url = base_url.strip()
+        self._models: dict[ModelRole, str] = {
+            "main": main_model.strip(),
+            "cheap": (cheap_model or main_model).strip(),
+        }
+        self.tools_supported = tools
+        self._max_tool_rounds = max_tool_rounds
+        self._client = openai.AsyncOpenAI(
+            # Local servers ignore the key, but the SDK insists on one.
+            api_key=(api_key or "").strip() or "not-needed",
+            base_url=self.base_url,
+            http_client=http_client,
+            timeout=httpx2.Timeout(timeout, connect=10.0),
+            max_retries=max_retries,
+        )
+
+    def model_name(self, role: ModelRole) -> str:
+        return self._models[role]
+
+    def describe(self) -> str:
+        return f"{self._models['main']} on the OpenAI-compatible server at {self.base_url}"
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def stream(
+        self,
+        *,
+        system: str,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] = (),
+        tool_executor: ToolExecutor | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        model_role: ModelRole = "main",
+        sources: Sequence[SourceItem] = (),  # the model reads them in `system`
+    ) -> AsyncIterator[StreamEvent]:
+        model = self.model_name(model_role)
+        conversation: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        conversation += [
+            {"role": turn.role, "content": turn.content}
+            for turn in messages
+            if turn.content.strip()
+        ]
+        available = {spec.name for spec in tools}
+        usage = Usage()
+        answered_model = model
+
+        for round_number in range(self._max_tool_rounds + 1):
+            offer_tools = bool(tools) and self.tools_supported
+            last_round = round_number == self._max_tool_rounds
+            pending: dict[int, _PendingCall] = {}
+            finish = "stop"
+            text_seen = False
+            try:
+                chunks = await self._create(
+                    model=model,
+                    conversation=conversation,
+                    tools=tools if offer_tools else (),
+                    last_round=last_round,
+                    max_tokens=max_tokens,
+                )
+                async for chunk in chunks:
+                    answered_model = chunk.model or answered_model
+                    if chunk.usage is not None:
+                        usage += Usage(
+                            chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0
+                        )
+                    for choice in chunk.choices:
+                        delta = choice.delta
+                        if delta.content:
+                            text_seen = True
+                            yield TextDelta(delta.content)
+                        for part in delta.tool_calls or ():
+                            partial = pending.setdefault(part.index, _PendingCall())
+                            partial.id = part.id or partial.id
+                            if part.function is not None:
+                                partial.name = part.function.name or partial.name
+                                if part.function.arguments:
+                                    partial.arguments.append(part.function.arguments)
+                        if choice.finish_reason:
+                            finish = choice.finish_reason
+            except Exception as error:
+                if offer_tools and not text_seen and _refuses_tools(error):
+                    self.tools_supported = False  # this server or model cannot call tools
+                    async for event in self.stream(
+                        system=system,
+                        messages=messages,
+                        max_tokens=max_tokens,
+                        model_role=model_role,
+                    ):
+                        yield event
+                    return
+                failure = stream_error_from(error, base_url=self.base_url)
+                if failure is None:
+                    raise
+                yield failure
+                return
+
+            calls = [pending[index].as_call(index) for index in sorted(pending)]
+            if calls and not last_round:
+                conversation.append(
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": call.id,
+                                "type": "function",
+                                "function": {
+                                    "name": call.name,
+                                    "arguments": json.dumps(call.input),
+                                },
+                            }
+                            for call in calls
+                        ],
+                    }
+                )
+                for call in calls:
+                    yield call
+                    result = await run_tool_call(call, available=available, executor=tool_executor)
+                    yield result
+                    conversation.append(
+                        {"role": "tool", "tool_call_id": call.id, "content": result.content}
+                    )
+                continue
+            if calls:
+                yield StreamError(
+                    message="The model kept asking for tools and gave no answer.",
+                    retryable=False,
+                    error_type="tool_rounds_exceeded",
+                )
+                return
+            yield StreamDone(stop_reason=finish, usage=usage, model=answered_model)
+            return
+
+    async def _create(
+        self,
+        *,
+        model: str,
+        conversation: list[dict[str, Any]],
+        tools: Sequence[ToolSpec],
+        last_round: bool,
+        max_tokens: int,
+    ) -> Any:
+        extra: dict[str, Any] = {}
+        if tools:
+            extra["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": spec.name,
+                        "description": spec.description,
+                        "parameters": dict(spec.input_schema),
+                    },
+                }
+                for spec in tools
+            ]
+            extra["tool_choice"] = "none" if last_round else "auto"
+        return await self._client.chat.completions.create(
+            model=model,
+            messages=conversation,  # type: ignore[arg-type]
+            max_tokens=max_tokens,
+            stream=True,
+            **extra,
+        )
+
+    async def complete(
+        self,
+        *,
+        system: str,
+        prompt: str,
+        task: CompletionTask = "other",
+        max_tokens: int = 1024,
+        model_role: ModelRole = "cheap",
+    ) -> str:
+        try:
+            response = await self._client.chat.completions.create(
+                model=self.model_name(model_role),
+                messages=[
+                    {"role": "system", "content": system},
+                    {"role": "user", "content": prompt},
+                ],
+                max_tokens=max_tokens,
+            )
+        except Exception as error:
+            failure = stream_error_from(error, base_url=self.base_url)
+            if failure is None:
+                raise
+            raise ProviderError(failure) from error
+        if not response.choices:
+            return ""
+        return response.choices[0].message.content or ""
+
+
+def _refuses_tools(error: Exception) -> bool:
+    if not isinstance(error, openai.BadRequestError):
+        return False
+    text = f"{error.message} {getattr(error, 'body', '')}".lower()
+    return any(hint in text for hint in _NO_TOOLS_HINTS)
+
+
+def stream_error_from(error: Exception, *, base_url: str) -> StreamError | None:
+    """The `StreamError` for an SDK or transport failure; None for anything else."""
+    if isinstance(error, openai.APITimeoutError | httpx2.TimeoutException):
+        return StreamError(
+            message="The model server took too long to answer. Please try again in a moment.",
+            retryable=True,
+            error_type="timeout",
+        )
+    if isinstance(error, openai.APIConnectionError | httpx2.HTTPError | httpx2.StreamError):
+        return StreamError(
+            message=f"Cannot reach the model server at {base_url}: is it running? "
+            "Check CAIRN_LLM_BASE_URL.",
+            retryable=True,
+            error_type="connection",
+        )
+    if isinstance(error, openai.APIStatusError):
+        status = error.status_code
+        detail = _detail(error)
+        if status == 401:
+            message, retryable = (
+                "The model server refused the API key. Check CAIRN_LLM_API_KEY",
+                False,
+            )
+        elif status == 404:
+            message, retryable = (
+                "The model server does not know this model. Check CAIRN_LLM_MODEL",
+                False,
+            )
+        elif status == 429 or status >= 500:
+            message, retryable = f"The model server is busy or failing ({status})", True
+        else:
+            message, retryable = f"The model server refused the request ({status})", False
+        if detail:
+            message += f": {detail}"
+        message += ". Please try again in a moment." if retryable else "."
+        return StreamError(
+            message=message,
+            retryable=retryable,
+            status=status,
+            error_type=str(error.code or status),
+        )
+    if isinstance(error, openai.APIError):  # an error event inside a 200 stream
+        return StreamError(
+            message=f"The model server failed mid-answer: {_detail(error) or 'no reason given'}.",
+            retryable=True,
+            error_type="stream_error",
+        )
+    if isinstance(error, openai.OpenAIError):
+        return StreamError(message=f"The OpenAI client failed: {error}", retryable=False)
+    return None
+
+
+def _detail(error: openai.APIError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        nested = body.get("error", body)
+        message = nested.get("message") if isinstance(nested, dict) else nested
+        if message:
+            return str(message).strip().rstrip(".")[:300]
+    return (error.message or "").strip().rstrip(".")[:300]
