@@ -14,6 +14,7 @@ from rest_framework.routers import DefaultRouter
 from apps.accounts.api import TokenObtainApi
 from apps.accounts.ui_api import router as accounts_ui_router
 from apps.chat.api import ConversationViewSet
+from apps.chat.exports.api import ChatImportViewSet
 from apps.chat.ui_api import router as chat_ui_router
 from apps.contexts.reference_api import MessageResolveApi, ReferenceResolveApi
 from apps.contexts.ui_api import router as contexts_ui_router
@@ -40,6 +41,7 @@ router.register(
     r"projects/(?P<project_id>[^/.]+)/facts", ProjectFactViewSet, basename="project-fact"
 )
 router.register("conversations", ConversationViewSet, basename="conversation")
+router.register("imports", ChatImportViewSet, basename="chat-import")
 router.register("sources", SourceViewSet, basename="source")
 router.register("documents", DocumentViewSet, basename="document")
 

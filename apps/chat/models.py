@@ -16,6 +16,10 @@ class Conversation(models.Model):
     )
     title = models.CharField(max_length=200, blank=True)
     archived = models.BooleanField(default=False)
+    # Where an imported conversation came from ("chatgpt", "claude") and its id there, so a
+    # second import of the same export finds it instead of creating it again.
+    external_source = models.CharField(max_length=20, blank=True)
+    external_id = models.CharField(max_length=200, blank=True)
     pinned_claims = models.ManyToManyField(
         "claims.Claim", blank=True, related_name="pinned_in_conversations"
     )
@@ -25,6 +29,13 @@ class Conversation(models.Model):
     class Meta:
         ordering = ["-updated_at"]
         indexes = [models.Index(fields=["user", "archived", "-updated_at"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "external_source", "external_id"],
+                condition=~models.Q(external_id=""),
+                name="conversation_imported_once_per_user",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.title or "Untitled conversation"
@@ -60,6 +71,10 @@ class Message(models.Model):
     model_name = models.CharField(max_length=100, blank=True)
     usage = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
+    external_id = models.CharField(max_length=200, blank=True)
+    chat_import = models.ForeignKey(
+        "ChatImport", null=True, blank=True, on_delete=models.SET_NULL, related_name="messages"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -73,3 +88,43 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role}: {self.content[:60]}"
+
+
+class ChatImport(models.Model):
+    """One upload of a ChatGPT or Claude export, worked through in the background: its
+    progress is what the Import page's bar and ``GET /api/v1/imports/<id>/`` show."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Waiting to start"
+        STORING = "storing", "Storing conversations"
+        INDEXING = "indexing", "Making them searchable"
+        DONE = "done", "Searchable"
+        FAILED = "failed", "Failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_imports"
+    )
+    project = models.ForeignKey(
+        "projects.Project", on_delete=models.CASCADE, related_name="chat_imports"
+    )
+    file = models.FileField(upload_to="imports/%Y/%m/", max_length=300)
+    file_name = models.CharField(max_length=200)
+    source = models.CharField(max_length=20, blank=True)  # detected: chatgpt / claude
+    extract_claims = models.BooleanField(default=False)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    conversations_total = models.PositiveIntegerField(default=0)
+    conversations_done = models.PositiveIntegerField(default=0)
+    conversations_created = models.PositiveIntegerField(default=0)
+    messages_total = models.PositiveIntegerField(default=0)
+    messages_stored = models.PositiveIntegerField(default=0)
+    messages_indexed = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.file_name} ({self.get_status_display()})"

@@ -1,12 +1,14 @@
 from django.urls import path
 
 from . import views
+from .exports.views import imports_page
 
 app_name = "chat"
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("c/new/", views.conversation_new, name="new"),
+    path("imports/", imports_page, name="imports"),
     path("c/list/", views.sidebar_fragment, name="sidebar"),
     path("c/<uuid:conversation_id>/", views.conversation_page, name="conversation"),
     path("c/<uuid:conversation_id>/messages/", views.message_fragment, name="messages"),

@@ -240,6 +240,8 @@ CAIRN_CHAT_RATE_LIMIT = env("CAIRN_CHAT_RATE_LIMIT", default="20/60")  # turns /
 CAIRN_FOLDER_ROOTS: list[str] = env.list("CAIRN_FOLDER_ROOTS", default=[])
 CAIRN_UPLOAD_MAX_BYTES = env.int("CAIRN_UPLOAD_MAX_BYTES", default=100 * 1024 * 1024)
 CAIRN_UPLOAD_MAX_FILES = env.int("CAIRN_UPLOAD_MAX_FILES", default=50)
+# ChatGPT / Claude exports (zip or conversations.json) imported on the Import page and API.
+CAIRN_IMPORT_MAX_BYTES = env.int("CAIRN_IMPORT_MAX_BYTES", default=512 * 1024 * 1024)
 # Passages per document at most (about 3.5 MB of text), so one file cannot hold a worker
 # past its timeout; the document says when it was cut.
 CAIRN_INDEX_MAX_CHUNKS = env.int("CAIRN_INDEX_MAX_CHUNKS", default=2000)
