@@ -24,7 +24,12 @@ from .models import Conversation, Message
 from .pipeline.prepare import attached_ids
 from .pipeline.turn import run_turn
 from .pipeline.types import MAX_MESSAGE_CHARS, TurnRejected, TurnRequest
-from .selectors import conversation_get, conversation_list, conversation_messages
+from .selectors import (
+    conversation_get,
+    conversation_import_state,
+    conversation_list,
+    conversation_messages,
+)
 from .services import (
     conversation_create,
     conversation_delete,
@@ -70,6 +75,15 @@ class ConversationSerializer(serializers.ModelSerializer):
     pinned_claim_ids: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(
         source="pinned_claims", many=True, read_only=True
     )
+    imported_from = serializers.CharField(
+        source="external_source", read_only=True, help_text="chatgpt or claude; empty if not."
+    )
+    import_status = serializers.SerializerMethodField(
+        help_text="For an imported conversation: indexing, then searchable; null otherwise."
+    )
+
+    def get_import_status(self, conversation: Conversation) -> str | None:
+        return conversation_import_state(conversation=conversation)
 
     class Meta:
         model = Conversation
@@ -79,10 +93,19 @@ class ConversationSerializer(serializers.ModelSerializer):
             "title",
             "archived",
             "pinned_claim_ids",
+            "imported_from",
+            "import_status",
             "created_at",
             "updated_at",
         ]
-        read_only_fields = ["id", "pinned_claim_ids", "created_at", "updated_at"]
+        read_only_fields = [
+            "id",
+            "pinned_claim_ids",
+            "imported_from",
+            "import_status",
+            "created_at",
+            "updated_at",
+        ]
 
 
 @extend_schema_serializer(component_name="ChatPostInput")

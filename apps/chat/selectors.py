@@ -59,3 +59,14 @@ def message_get(*, user: User, message_id: uuid.UUID | str) -> Message:
         )
     except (ValueError, Message.DoesNotExist) as exc:
         raise Http404("No such message.") from exc
+
+
+def conversation_import_state(*, conversation: Conversation) -> str | None:
+    """For an imported conversation: "searchable" once every imported message is indexed,
+    "indexing" before; None for a conversation that was not imported."""
+    if not conversation.external_source:
+        return None
+    waiting = conversation.messages.filter(chat_import__isnull=False).exclude(
+        index_status="indexed"
+    )
+    return "indexing" if waiting.exists() else "searchable"

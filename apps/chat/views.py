@@ -33,7 +33,13 @@ from .forms import (
 )
 from .models import Conversation
 from .presentation import message_views, remember_default
-from .selectors import conversation_get, conversation_list, conversation_messages, message_get
+from .selectors import (
+    conversation_get,
+    conversation_import_state,
+    conversation_list,
+    conversation_messages,
+    message_get,
+)
 from .services import (
     conversation_create,
     conversation_delete,
@@ -84,6 +90,7 @@ def _render_page(
         )
         context["last_order"] = last_order or 0
         context["pinned_claims"] = list(conversation.pinned_claims.order_by("number"))
+        context["import_state"] = conversation_import_state(conversation=conversation)
     else:
         context["has_any"] = conversation_list(user=user, archived=None).exists()
     return render(request, "chat/page.html", context)

@@ -337,3 +337,21 @@ def test_the_management_command_imports_a_file(user: User, tmp_path: Any) -> Non
 
     assert "2 conversations (2 new), 4 messages from chatgpt: searchable." in out.getvalue()
     assert Message.objects.filter(conversation__user=user, index_status="indexed").count() == 4
+
+
+def test_an_imported_conversation_says_it_is_searchable_in_the_api_and_on_its_page(
+    token_client: APIClient,
+    client: Client,
+    user: User,
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        _upload(token_client, zipped(claude_export()), "export.zip")
+    conversation = Conversation.objects.get(user=user, external_source="claude")
+
+    body = token_client.get(f"/api/v1/conversations/{conversation.pk}/").json()
+    client.force_login(user)
+    page = client.get(f"/c/{conversation.pk}/").content.decode()
+
+    assert (body["imported_from"], body["import_status"]) == ("claude", "searchable")
+    assert "Imported from Claude · searchable" in page
