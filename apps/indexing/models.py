@@ -245,3 +245,50 @@ class Chunk(models.Model):
     @property
     def owner_label(self) -> str:
         return f"document {self.document_id}" if self.document_id else f"message {self.message_id}"
+
+
+class LexicalCollection(models.Model):
+    """BM25 statistics of one user's rows of one kind in one project (DESIGN §6): how
+    many rows and how many tokens in all. ``kind`` is ``claim`` (project: the zero UUID;
+    claims belong to the user), ``document``, ``message`` (a turn alone) or ``window`` (a
+    turn with its neighbours). Kept current by triggers on the chunk and claim tables
+    (migration 0002), so that statistics never mix users and never go stale."""
+
+    user_id = models.BigIntegerField()
+    project_key = models.UUIDField()
+    kind = models.CharField(max_length=10)
+    rows = models.BigIntegerField()
+    tokens = models.BigIntegerField()
+
+    class Meta:
+        db_table = "indexing_lexical_collection"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user_id", "kind", "project_key"], name="lexical_collection_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of user {self.user_id}: {self.rows} rows"
+
+
+class LexicalTerm(models.Model):
+    """Document frequency of one lexeme (as ``to_tsvector('english')`` stores it) among
+    the rows of one ``LexicalCollection``."""
+
+    user_id = models.BigIntegerField()
+    project_key = models.UUIDField()
+    kind = models.CharField(max_length=10)
+    term = models.TextField()
+    rows = models.BigIntegerField()
+
+    class Meta:
+        db_table = "indexing_lexical_term"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user_id", "term", "kind", "project_key"], name="lexical_term_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.term!r} in {self.rows} {self.kind} rows of user {self.user_id}"

@@ -1,9 +1,9 @@
 """Hybrid search over a user's claims, documents and chats (DESIGN §6).
 
 ``hybrid_search`` fuses rankings by reciprocal rank fusion (RRF, k = 60): pgvector cosine
-similarity (HNSW with iterative scans, so per-user filtering loses nothing) and PostgreSQL
-full-text rank (``websearch_to_tsquery``), the latter split into rows matching the whole
-query and, weighted lower, rows matching only some of its words. Every list spans all the
+similarity (HNSW with iterative scans, so per-user filtering loses nothing) and Okapi BM25
+over the requesting user's own rows (``bm25``: any of the query's words, rare ones
+weighing most). Every list spans all the
 wanted kinds: claims and chunks are embedded by the same model and ranked by the same text
 search, so one list orders them against each other. Results are always the requesting
 user's only (and the project's, for chunks, when one is given; claims belong to the user,
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from apps.claims.models import Claim
 from config.concurrency import run_beside
 
+from .bm25 import Collection
 from .embeddings import Vector, get_embedding_provider
 from .models import Chunk, Document
 from .search_queries import (
@@ -45,12 +46,7 @@ if TYPE_CHECKING:
 
 KINDS = ("claim", "document", "message")
 RRF_K = 60
-# Rows matching only some of the query's words count a tenth of a full ranking. On the
-# chat-memory quality corpus (bench/bench_quality.py), equal weights let these weak matches
-# push vector hits out of the top 5 (hybrid below vector alone). Measured in one sitting,
-# recall@5 / @10 of the hybrid: weight 0 .494 / .576, 0.1 .492 / .583, 0.2 .477 / .593,
-# vector alone .490 / .576: at 0.1 the hybrid is at least as good as either at both.
-ANY_WORDS_WEIGHT = 0.1
+TEXT_WEIGHT = 1.0
 EXCERPT_CHARS = 300
 MAX_K = 100
 
@@ -98,14 +94,15 @@ def hybrid_search(
         return []
     depth = _depth(k)
     scopes = _scopes(user, project, kinds, exclude_message_ids)
+    collection = _collection(user, project, kinds)
     # Full-text search needs neither the embedding nor the vector results: it runs beside.
-    text_result = run_beside(text_rankings_in_session, scopes, query, depth)
+    text_result = run_beside(text_rankings_in_session, scopes, query, depth, collection)
     if vector is None:
         vector = get_embedding_provider().embed_query(query)
     with search_session([scope.kind for scope in scopes]):
         by_vector = nearest(scopes, vector, depth)
     by_text = text_result()
-    fused = fuse((by_vector, 1.0), (by_text.all_words, 1.0), (by_text.any_words, ANY_WORDS_WEIGHT))
+    fused = fuse((by_vector, 1.0), (by_text.turns, TEXT_WEIGHT))
     return _hits(fused[: _clamp(k)], by_vector, by_text.merged())
 
 
@@ -140,12 +137,13 @@ def text_search(
     k: int = 10,
     exclude_message_ids: Sequence[uuid.UUID | str] = (),
 ) -> list[SearchHit]:
-    """Best by full-text rank alone."""
+    """Best by BM25 alone."""
     if not query.strip():
         return []
     scopes = _scopes(user, project, kinds, exclude_message_ids)
+    collection = _collection(user, project, kinds)
     with search_session([scope.kind for scope in scopes]):
-        ranked = text_rankings(scopes, query, _clamp(k)).merged()[: _clamp(k)]
+        ranked = text_rankings(scopes, query, _clamp(k), collection).merged()[: _clamp(k)]
     return _hits([(c, c.value) for c in ranked], [], ranked)
 
 
@@ -192,6 +190,14 @@ def _scopes(
     )
     claims = user_claims(user=user) if "claim" in kinds else None
     return compile_scopes(chunks, claims)
+
+
+def _collection(user: User, project: Project | None, kinds: Sequence[str]) -> Collection:
+    """Whose statistics weigh the words: the user's rows of the kinds searched (and, in a
+    project, its chunks with the user's claims, as ``_scopes`` searches them)."""
+    return Collection(
+        user_id=user.pk, kinds=tuple(kinds), project_id=project.pk if project else None
+    )
 
 
 def _hits(

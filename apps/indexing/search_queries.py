@@ -9,7 +9,6 @@ rows are a small share of the table gets fewer results than asked for, or none.
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -22,6 +21,7 @@ from django.db.models import Q, QuerySet
 
 from apps.claims.models import USABLE_STATUSES, Claim
 
+from .bm25 import Collection, query_terms, scored_params, scored_sql
 from .embeddings import Vector
 from .models import Chunk
 
@@ -30,11 +30,6 @@ if TYPE_CHECKING:
     from apps.projects.models import Project
 
 CHUNK_KINDS = ("document", "message")
-QUERY_MAX_CHARS = 1000
-ANY_TERMS_MAX = 8
-RANKED_ROWS_MAX = 2000
-ANY_RANKED_ROWS_MAX = 200  # partial matches only fill up, and are many
-_WORD = re.compile(r"\w+")
 
 # Local to the transaction (set_config's third argument), so no other query of the
 # connection is affected once it ends.
@@ -170,56 +165,58 @@ def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:
 
 @dataclass(frozen=True)
 class TextRankings:
-    """``all_words``: rows matching the whole query as ``websearch_to_tsquery`` reads it
-    (every word, quotes and ``-word`` honoured), best ``ts_rank`` first. ``any_words``:
-    when those are fewer than asked for, other rows matching any of the query's first few
-    words — a chat message rarely has all of a question's words, but a weaker signal."""
+    """Okapi BM25 rankings (``bm25``): ``turns`` ranks each row by its own text."""
 
-    all_words: list[Candidate]
-    any_words: list[Candidate]
+    turns: list[Candidate]
 
     def merged(self) -> list[Candidate]:
-        """One list, partial matches after every full match."""
-        return self.all_words + self.any_words
+        return self.turns
 
 
-def text_rankings(scopes: list[Scope], query: str, limit: int) -> TextRankings:
-    query = query[:QUERY_MAX_CHARS]
-    all_words = _ranked_text(scopes, query, limit)
-    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))[:ANY_TERMS_MAX]
-    any_words: list[Candidate] = []
-    if len(all_words) < limit and len(words) > 1:
-        seen = {(candidate.kind, candidate.id) for candidate in all_words}
-        found = _ranked_text(scopes, " or ".join(words), limit, ANY_RANKED_ROWS_MAX)
-        any_words = [c for c in found if (c.kind, c.id) not in seen]
-    return TextRankings(all_words, any_words)
+def text_rankings(
+    scopes: list[Scope], query: str, limit: int, collection: Collection
+) -> TextRankings:
+    return TextRankings(bm25_ranking(scopes, query, limit, collection))
 
 
-def _ranked_text(
-    scopes: list[Scope], query: str, limit: int, ranked_max: int = RANKED_ROWS_MAX
+def bm25_ranking(
+    scopes: list[Scope], query: str, limit: int, collection: Collection
 ) -> list[Candidate]:
-    """Rows matching ``websearch_to_tsquery(query)``, best ``ts_rank`` first.
-
-    At most ``ranked_max`` matching rows of each kind are ranked: ranking reads every
-    match's ``tsvector``, and words common enough to match more rows than that say little
-    about which rows are best, while ranking them all would cost one full-text search a
-    hundred milliseconds and more on a large account. (No ORDER BY inside: any
-    ``ranked_max`` matches, found through the GIN index.)"""
-    tsquery = "websearch_to_tsquery('english', %s)"
-    lists = [
-        (
-            scope.kind,
-            f"SELECT m.id, ts_rank(m.search_vector, {tsquery}) AS value FROM (SELECT s.id, "
-            f"s.search_vector FROM ({scope.sql}) AS s WHERE s.search_vector @@ {tsquery} "
-            "LIMIT %s) AS m ORDER BY value DESC LIMIT %s",
-            [query, *scope.params, query, ranked_max, limit],
+    """The ``limit`` rows of ``scopes`` with the best BM25 scores for ``query`` over
+    ``collection``'s statistics, best first; pruned by score only (``bm25``)."""
+    terms = query_terms(query, collection)
+    if not terms.terms or not scopes:
+        return []
+    essential = 1
+    while True:
+        lists = [
+            (
+                scope.kind,
+                scored_sql(scope.sql),
+                scored_params(scope.params, terms, essential, limit),
+            )
+            for scope in scopes
+        ]
+        found = sorted(_union(lists), key=lambda c: (-c.value, str(c.id)))[:limit]
+        threshold = found[-1].value if len(found) >= limit else 0.0
+        # Rows holding none of the first `essential` terms cannot beat `threshold` once
+        # the other terms' bounds sum to no more than it.
+        needed = next(
+            (
+                count
+                for count in range(essential, len(terms.terms) + 1)
+                if terms.bounds_after(count) <= threshold
+            ),
+            len(terms.terms),
         )
-        for scope in scopes
-    ]
-    return sorted(_union(lists), key=lambda candidate: -candidate.value)
+        if needed <= essential:
+            return found
+        essential = needed
 
 
-def text_rankings_in_session(scopes: list[Scope], query: str, limit: int) -> TextRankings:
+def text_rankings_in_session(
+    scopes: list[Scope], query: str, limit: int, collection: Collection
+) -> TextRankings:
     """``text_rankings`` in a search session of its own (for ``run_beside``)."""
     with search_session([scope.kind for scope in scopes]):
-        return text_rankings(scopes, query, limit)
+        return text_rankings(scopes, query, limit, collection)
