@@ -130,6 +130,12 @@ def message_index_text(
     return "\n".join(lines)
 
 
+def message_window_context(*, previous: str | None, following: str | None) -> str:
+    """The turns around a message, whole, as its window is full-text indexed with it
+    (``Chunk.context``): the turn it answers, then the turn that answers it."""
+    return "\n".join(turn.strip() for turn in (previous, following) if turn and turn.strip())
+
+
 def _cut_point(text: str, start: int, size: int) -> int:
     limit = start + size
     if limit >= len(text):

@@ -14,6 +14,8 @@ A *source* is a ``SELECT``-list fragment over the changed row ``r`` naming
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 ZERO_UUID = "00000000-0000-0000-0000-000000000000"
 LOCK_CLASS = 1919  # advisory lock namespace of the statistics' writers
 
@@ -41,18 +43,19 @@ def _with_join(source: str, join: str) -> str:
     return f"{select}, {{sign}} AS sign FROM {{rows}} AS r {join}{tail}"
 
 
-# An UPDATE counts only rows whose text changed: the old version out, the new one in.
-_CHANGED_NEW = "JOIN old_rows AS o ON o.id = r.id AND o.{column} IS DISTINCT FROM r.{column}"
-_CHANGED_OLD = "JOIN new_rows AS o ON o.id = r.id AND o.{column} IS DISTINCT FROM r.{column}"
+def _changed(other: str, columns: Sequence[str]) -> str:
+    """An UPDATE counts only rows whose text changed: the old version out, the new in."""
+    differs = " OR ".join(f"o.{column} IS DISTINCT FROM r.{column}" for column in columns)
+    return f"JOIN {other} AS o ON o.id = r.id AND ({differs})"
 
 
-def trigger_function_sql(name: str, sources: list[str], changed_column: str) -> str:
+def trigger_function_sql(name: str, sources: list[str], changed_columns: Sequence[str]) -> str:
     """One plpgsql function serving the INSERT, DELETE and UPDATE triggers of a table;
-    an UPDATE is counted for rows whose ``changed_column`` changed."""
+    an UPDATE is counted for rows one of whose ``changed_columns`` changed."""
     changed = (
-        changes_sql("new_rows", 1, sources, _CHANGED_NEW.format(column=changed_column))
+        changes_sql("new_rows", 1, sources, _changed("old_rows", changed_columns))
         + " UNION ALL "
-        + changes_sql("old_rows", -1, sources, _CHANGED_OLD.format(column=changed_column))
+        + changes_sql("old_rows", -1, sources, _changed("new_rows", changed_columns))
     )
     return f"""
 CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $fn$
@@ -124,8 +127,6 @@ CREATE TRIGGER {table}_lexical_update AFTER UPDATE ON {table}
 def backfill_sql(table: str, sources: list[str]) -> str:
     """Statistics of the rows already there (the triggers count only later changes)."""
     return f"""
-DELETE FROM indexing_lexical_collection WHERE kind IN ({_kinds(sources)});
-DELETE FROM indexing_lexical_term WHERE kind IN ({_kinds(sources)});
 DO $do$
 DECLARE
     emptied bigint[];
@@ -134,22 +135,3 @@ BEGIN
 END
 $do$;
 """
-
-
-def _kinds(sources: list[str]) -> str:
-    kinds: list[str] = []
-    for source in sources:
-        for part in source.split("'")[1::2]:
-            if part in ("claim", "document", "message", "window") and part not in kinds:
-                kinds.append(part)
-    return ", ".join(f"'{kind}'" for kind in kinds)
-
-
-CHUNK_SOURCES_NOW = [
-    "r.project_id AS project_key, "
-    "CASE WHEN r.document_id IS NULL THEN 'message' ELSE 'document' END AS kind, "
-    "r.search_vector AS vector",
-]
-CLAIM_SOURCES_NOW = [
-    f"'{ZERO_UUID}'::uuid AS project_key, 'claim' AS kind, r.search_vector AS vector"
-]

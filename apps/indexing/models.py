@@ -161,8 +161,10 @@ class Chunk(models.Model):
 
     ``text`` is what was embedded and full-text indexed. For a document it is
     ``document_text[start:end]``; for a message it is the passage ``content[start:end]``
-    headed by speaker and date and followed by the neighbouring turns
-    (``chunking.message_index_text``), so that a short reply is found by what it answers.
+    headed by speaker and date (``chunking.message_index_text``). ``context`` is, for a
+    message, the turns before and after it: ``window_vector`` indexes the passage with
+    them, so that a short reply is found by what it answers, while the embedding and
+    ``search_vector`` hold the turn alone (measured in bench/bench_quality.py).
     """
 
     id = models.BigAutoField(primary_key=True)
@@ -204,6 +206,12 @@ class Chunk(models.Model):
         output_field=SearchVectorField(),
         db_persist=True,
     )
+    context = models.TextField(blank=True, default="")
+    window_vector = models.GeneratedField(
+        expression=SearchVector("text", "context", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -230,6 +238,7 @@ class Chunk(models.Model):
             models.Index(fields=["user", "project"], name="chunk_user_project_idx"),
             models.Index(fields=["embedding_model"], name="chunk_embedding_model_idx"),
             GinIndex(fields=["search_vector"], name="chunk_search_vector_idx"),
+            GinIndex(fields=["window_vector"], name="chunk_window_vector_idx"),
             HnswIndex(
                 name="chunk_embedding_hnsw_idx",
                 fields=["embedding"],

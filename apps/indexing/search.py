@@ -30,11 +30,13 @@ from .models import Chunk, Document
 from .search_queries import (
     CHUNK_KINDS,
     Candidate,
+    Lexical,
     Scope,
+    bm25_ranking,
     compile_scopes,
+    compile_window_scope,
     nearest,
     search_session,
-    text_rankings,
     text_rankings_in_session,
     user_chunks,
     user_claims,
@@ -46,7 +48,9 @@ if TYPE_CHECKING:
 
 KINDS = ("claim", "document", "message")
 RRF_K = 60
-TEXT_WEIGHT = 1.0
+VECTOR_WEIGHT = 1.0
+TURN_WEIGHT = 1.0
+WINDOW_WEIGHT = 1.0
 EXCERPT_CHARS = 300
 MAX_K = 100
 
@@ -94,15 +98,17 @@ def hybrid_search(
         return []
     depth = _depth(k)
     scopes = _scopes(user, project, kinds, exclude_message_ids)
-    collection = _collection(user, project, kinds)
+    turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids)
     # Full-text search needs neither the embedding nor the vector results: it runs beside.
-    text_result = run_beside(text_rankings_in_session, scopes, query, depth, collection)
+    text_result = run_beside(text_rankings_in_session, turns, windows, query, depth)
     if vector is None:
         vector = get_embedding_provider().embed_query(query)
     with search_session([scope.kind for scope in scopes]):
         by_vector = nearest(scopes, vector, depth)
     by_text = text_result()
-    fused = fuse((by_vector, 1.0), (by_text.turns, TEXT_WEIGHT))
+    fused = fuse(
+        (by_vector, VECTOR_WEIGHT), (by_text.turns, TURN_WEIGHT), (by_text.windows, WINDOW_WEIGHT)
+    )
     return _hits(fused[: _clamp(k)], by_vector, by_text.merged())
 
 
@@ -141,9 +147,9 @@ def text_search(
     if not query.strip():
         return []
     scopes = _scopes(user, project, kinds, exclude_message_ids)
-    collection = _collection(user, project, kinds)
+    turns = Lexical(scopes, _collection(user, project, kinds))
     with search_session([scope.kind for scope in scopes]):
-        ranked = text_rankings(scopes, query, _clamp(k), collection).merged()[: _clamp(k)]
+        ranked = bm25_ranking(turns, query, _clamp(k))
     return _hits([(c, c.value) for c in ranked], [], ranked)
 
 
@@ -190,6 +196,28 @@ def _scopes(
     )
     claims = user_claims(user=user) if "claim" in kinds else None
     return compile_scopes(chunks, claims)
+
+
+def _lexical(
+    scopes: list[Scope],
+    user: User,
+    project: Project | None,
+    kinds: Sequence[str],
+    exclude_message_ids: Sequence[uuid.UUID | str],
+) -> tuple[Lexical, Lexical | None]:
+    """What BM25 ranks: every row by its own text, and chat turns by their windows."""
+    turns = Lexical(scopes, _collection(user, project, kinds))
+    if "message" not in kinds:
+        return turns, None
+    messages = user_chunks(
+        user=user, project=project, kinds=["message"], exclude_message_ids=exclude_message_ids
+    )
+    windows = Lexical(
+        [compile_window_scope(messages)],
+        _collection(user, project, ["window"]),
+        "window_vector",
+    )
+    return turns, windows
 
 
 def _collection(user: User, project: Project | None, kinds: Sequence[str]) -> Collection:

@@ -119,6 +119,13 @@ def compile_scopes(chunks: QuerySet[Chunk] | None, claims: QuerySet[Claim] | Non
     return scopes
 
 
+def compile_window_scope(messages: QuerySet[Chunk]) -> Scope:
+    """Message chunks with their windows (``Chunk.window_vector``)."""
+    columns = messages.exclude(embedding=None).order_by().values("id", "window_vector")
+    sql, params = columns.query.sql_with_params()
+    return Scope("chunk", sql, tuple(params))
+
+
 def nearest(scopes: list[Scope], vector: Vector, limit: int) -> list[Candidate]:
     """The ``limit`` nearest rows of each scope, merged by cosine similarity.
 
@@ -164,38 +171,54 @@ def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:
 
 
 @dataclass(frozen=True)
+class Lexical:
+    """What one BM25 ranking searches: the rows of ``scopes``, by their ``column``
+    (``search_vector``: each row alone; ``window_vector``: a turn with its neighbours),
+    weighed by ``collection``'s statistics."""
+
+    scopes: list[Scope]
+    collection: Collection
+    column: str = "search_vector"
+
+
+@dataclass(frozen=True)
 class TextRankings:
-    """Okapi BM25 rankings (``bm25``): ``turns`` ranks each row by its own text."""
+    """Okapi BM25 rankings (``bm25``): ``turns`` ranks each row by its own text,
+    ``windows`` chat turns by their windows (empty when no messages are searched)."""
 
     turns: list[Candidate]
+    windows: list[Candidate]
 
     def merged(self) -> list[Candidate]:
-        return self.turns
+        """Turns, then windows of turns not ranked alone (a hit's ``text_rank``)."""
+        ranked = {candidate.id for candidate in self.turns}
+        return self.turns + [c for c in self.windows if c.id not in ranked]
 
 
-def text_rankings(
-    scopes: list[Scope], query: str, limit: int, collection: Collection
-) -> TextRankings:
-    return TextRankings(bm25_ranking(scopes, query, limit, collection))
+def text_rankings(turns: Lexical, windows: Lexical | None, query: str, limit: int) -> TextRankings:
+    return TextRankings(
+        bm25_ranking(turns, query, limit),
+        bm25_ranking(windows, query, limit) if windows is not None else [],
+    )
 
 
-def bm25_ranking(
-    scopes: list[Scope], query: str, limit: int, collection: Collection
-) -> list[Candidate]:
-    """The ``limit`` rows of ``scopes`` with the best BM25 scores for ``query`` over
-    ``collection``'s statistics, best first; pruned by score only (``bm25``)."""
-    terms = query_terms(query, collection)
-    if not terms.terms or not scopes:
+def bm25_ranking(lexical: Lexical, query: str, limit: int) -> list[Candidate]:
+    """The ``limit`` rows of ``lexical`` with the best BM25 scores for ``query``, best
+    first; pruned by score only (``bm25``)."""
+    if not lexical.scopes:
+        return []
+    terms = query_terms(query, lexical.collection)
+    if not terms.terms:
         return []
     essential = 1
     while True:
         lists = [
             (
                 scope.kind,
-                scored_sql(scope.sql),
+                scored_sql(scope.sql, lexical.column),
                 scored_params(scope.params, terms, essential, limit),
             )
-            for scope in scopes
+            for scope in lexical.scopes
         ]
         found = sorted(_union(lists), key=lambda c: (-c.value, str(c.id)))[:limit]
         threshold = found[-1].value if len(found) >= limit else 0.0
@@ -215,8 +238,8 @@ def bm25_ranking(
 
 
 def text_rankings_in_session(
-    scopes: list[Scope], query: str, limit: int, collection: Collection
+    turns: Lexical, windows: Lexical | None, query: str, limit: int
 ) -> TextRankings:
     """``text_rankings`` in a search session of its own (for ``run_beside``)."""
-    with search_session([scope.kind for scope in scopes]):
-        return text_rankings(scopes, query, limit, collection)
+    with search_session([scope.kind for scope in turns.scopes]):
+        return text_rankings(turns, windows, query, limit)

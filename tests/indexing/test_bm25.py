@@ -16,9 +16,11 @@ from django.db import connection
 from apps.accounts.models import User
 from apps.indexing.bm25 import K1, B
 from apps.indexing.models import Chunk, Document, LexicalCollection, LexicalTerm, Source
-from apps.indexing.search import text_search
+from apps.indexing.search import hybrid_search, text_search
+from apps.indexing.services import message_index
 from apps.projects.models import Project
 from apps.projects.services import project_create
+from tests.indexing.conftest import conversation_with
 from tests.knowledge_factories import ClaimFactory
 
 pytestmark = pytest.mark.django_db
@@ -225,18 +227,47 @@ def statistics(user: User, kind: str) -> tuple[tuple[int, int], set[tuple[str, i
 
 
 def recomputed(
-    user: User, table: str, where: str = "TRUE"
+    user: User, table: str, where: str = "TRUE", column: str = "search_vector"
 ) -> tuple[tuple[int, int], set[tuple[str, int]]]:
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT count(*), coalesce(sum(cairn_tsvector_tokens(search_vector)), 0) FROM {table} "
+            f"SELECT count(*), coalesce(sum(cairn_tsvector_tokens({column})), 0) FROM {table} "
             f"WHERE user_id = %s AND {where}",
             [user.pk],
         )
         collection = cursor.fetchone()
         cursor.execute(
-            f"SELECT u.lexeme, count(*) FROM {table} AS r, unnest(r.search_vector) AS u "
+            f"SELECT u.lexeme, count(*) FROM {table} AS r, unnest(r.{column}) AS u "
             f"WHERE r.user_id = %s AND {where} GROUP BY 1",
             [user.pk],
         )
         return (int(collection[0]), int(collection[1])), {(t, int(n)) for t, n in cursor.fetchall()}
+
+
+@pytest.mark.usefixtures("fake_provider")
+def test_a_turn_is_found_by_its_window_and_the_hit_is_the_message(
+    user: User, project: Project
+) -> None:
+    # Given a short reply whose subject is only in the turn it answers
+    _, (question, answer, _) = conversation_with(
+        user,
+        project,
+        [
+            ("assistant", "Have you ever been to Lisbon?"),
+            ("user", "Yes, last May!"),
+            ("assistant", "How was the weather?"),
+        ],
+    )
+    for message in (question, answer):
+        message_index(message_id=message.pk)
+
+    # When the user searches for the subject
+    hits = hybrid_search(user=user, query="Lisbon", kinds=("message",))
+
+    # Then the reply is found, as itself: its own text and provenance
+    found = {hit.message_id: hit for hit in hits}
+    assert answer.pk in found
+    assert found[answer.pk].text == "Yes, last May!"
+    assert text_search(user=user, query="Lisbon", kinds=("message",))[0].message_id == question.pk
+    windows = recomputed(user, "indexing_chunk", "message_id IS NOT NULL", "window_vector")
+    assert statistics(user, "window") == windows

@@ -20,8 +20,8 @@ CLAIM_SOURCES = [f"'{ZERO_UUID}'::uuid AS project_key, 'claim' AS kind, r.search
 
 FORWARD = (
     TOKENS_FUNCTION
-    + trigger_function_sql("cairn_lexical_chunk", CHUNK_SOURCES, "search_vector")
-    + trigger_function_sql("cairn_lexical_claim", CLAIM_SOURCES, "search_vector")
+    + trigger_function_sql("cairn_lexical_chunk", CHUNK_SOURCES, ["search_vector"])
+    + trigger_function_sql("cairn_lexical_claim", CLAIM_SOURCES, ["search_vector"])
     + triggers_sql("indexing_chunk", "cairn_lexical_chunk")
     + triggers_sql("claims_claim", "cairn_lexical_claim")
     + backfill_sql("indexing_chunk", CHUNK_SOURCES)
