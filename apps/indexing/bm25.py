@@ -99,6 +99,18 @@ def query_terms(query: str, collection: Collection) -> Terms:
     )
 
 
+def collection_rows(collection: Collection) -> int:
+    """How many rows ``collection`` holds."""
+    keys, key_params = _project_filter(collection)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT coalesce(sum(rows), 0) FROM indexing_lexical_collection "
+            f"WHERE user_id = %s AND kind = ANY(%s) {keys}",
+            [collection.user_id, list(collection.kinds), *key_params],
+        )
+        return int(cursor.fetchone()[0])
+
+
 def _project_filter(collection: Collection) -> tuple[str, list[Any]]:
     if collection.project_id is None:
         return "", []

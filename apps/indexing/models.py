@@ -160,9 +160,9 @@ class Chunk(models.Model):
     """A passage of exactly one document or one chat message.
 
     ``text`` is what was embedded and full-text indexed. For a document it is
-    ``document_text[start:end]``; for a message it is the passage ``content[start:end]``
-    headed by speaker and date (``chunking.message_index_text``). ``context`` is, for a
-    message, the turns before and after it: ``window_vector`` indexes the passage with
+    ``document_text[start:end]``; for a message it is the passage ``content[start:end]``.
+    ``context`` is, for a message, its speaker and date and the turns before and after it
+    (``chunking.message_window_context``): ``window_vector`` indexes the passage with
     them, so that a short reply is found by what it answers, while the embedding and
     ``search_vector`` hold the turn alone (measured in bench/bench_quality.py).
     """
@@ -206,7 +206,7 @@ class Chunk(models.Model):
         output_field=SearchVectorField(),
         db_persist=True,
     )
-    context = models.TextField(blank=True, default="")
+    context = models.TextField(blank=True, default="", db_default="")
     window_vector = models.GeneratedField(
         expression=SearchVector("text", "context", config="english"),
         output_field=SearchVectorField(),

@@ -35,6 +35,7 @@ from .search_queries import (
     bm25_ranking,
     compile_scopes,
     compile_window_scope,
+    exact_kinds,
     nearest,
     search_session,
     text_rankings_in_session,
@@ -48,9 +49,6 @@ if TYPE_CHECKING:
 
 KINDS = ("claim", "document", "message")
 RRF_K = 60
-VECTOR_WEIGHT = 1.0
-TURN_WEIGHT = 1.0
-WINDOW_WEIGHT = 1.0
 EXCERPT_CHARS = 300
 MAX_K = 100
 
@@ -82,6 +80,41 @@ class SearchHit:
     created_at: datetime | None = None
 
 
+@dataclass(frozen=True)
+class Rankings:
+    """The lists a hybrid search fuses, each best first and ``depth`` deep."""
+
+    vector: list[Candidate]
+    turns: list[Candidate]
+    windows: list[Candidate]
+
+    def fused(self, fusion: Fusion, depth: int | None = None) -> list[tuple[Candidate, float]]:
+        """Fused by ``fusion``, each list cut to ``depth`` when given."""
+        return fuse(
+            (self.vector[:depth], fusion.vector),
+            (self.turns[:depth], fusion.turns),
+            (self.windows[:depth], fusion.windows),
+            k=fusion.rrf_k,
+        )
+
+    def text(self) -> list[Candidate]:
+        """BM25's scores, for each hit's ``text_rank``: of the turn, else its window."""
+        ranked = {candidate.id for candidate in self.turns}
+        return self.turns + [c for c in self.windows if c.id not in ranked]
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """Each ranking's weight, reciprocal rank fusion's ``k`` and the least depth of each
+    ranking (``_depth``)."""
+
+    vector: float
+    turns: float
+    windows: float
+    rrf_k: int = 60
+    min_depth: int = 30
+
+
 def hybrid_search(
     *,
     user: User,
@@ -96,7 +129,29 @@ def hybrid_search(
     when the caller has it already)."""
     if not query.strip():
         return []
-    depth = _depth(k)
+    rankings = hybrid_rankings(
+        user=user,
+        query=query,
+        project=project,
+        kinds=kinds,
+        depth=_depth(k, FUSION),
+        exclude_message_ids=exclude_message_ids,
+        vector=vector,
+    )
+    return _hits(rankings.fused(FUSION)[: _clamp(k)], rankings.vector, rankings.text())
+
+
+def hybrid_rankings(
+    *,
+    user: User,
+    query: str,
+    project: Project | None,
+    kinds: Sequence[str],
+    depth: int,
+    exclude_message_ids: Sequence[uuid.UUID | str] = (),
+    vector: Vector | None = None,
+) -> Rankings:
+    """The rankings ``hybrid_search`` fuses (the quality benchmark tunes their weights)."""
     scopes = _scopes(user, project, kinds, exclude_message_ids)
     turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids)
     # Full-text search needs neither the embedding nor the vector results: it runs beside.
@@ -104,12 +159,9 @@ def hybrid_search(
     if vector is None:
         vector = get_embedding_provider().embed_query(query)
     with search_session([scope.kind for scope in scopes]):
-        by_vector = nearest(scopes, vector, depth)
+        by_vector = nearest(scopes, vector, depth, _exact(user, project, kinds))
     by_text = text_result()
-    fused = fuse(
-        (by_vector, VECTOR_WEIGHT), (by_text.turns, TURN_WEIGHT), (by_text.windows, WINDOW_WEIGHT)
-    )
-    return _hits(fused[: _clamp(k)], by_vector, by_text.merged())
+    return Rankings(by_vector, by_text.turns, by_text.windows)
 
 
 def vector_search(
@@ -129,7 +181,7 @@ def vector_search(
         vector = get_embedding_provider().embed_query(query)
     scopes = _scopes(user, project, kinds, exclude_message_ids)
     with search_session([scope.kind for scope in scopes]):
-        ranked = nearest(scopes, vector, _clamp(k))
+        ranked = nearest(scopes, vector, _clamp(k), _exact(user, project, kinds))
     ranked = ranked[: _clamp(k)]
     return _hits([(c, c.value) for c in ranked], ranked, [])
 
@@ -153,28 +205,35 @@ def text_search(
     return _hits([(c, c.value) for c in ranked], [], ranked)
 
 
-def fuse(*rankings: tuple[Sequence[Candidate], float]) -> list[tuple[Candidate, float]]:
+def fuse(
+    *rankings: tuple[Sequence[Candidate], float], k: int = RRF_K
+) -> list[tuple[Candidate, float]]:
     """Weighted reciprocal rank fusion: each ``(ranking, weight)`` adds
-    ``weight / (60 + rank)`` to the score of every item in it."""
+    ``weight / (k + rank)`` to the score of every item in it."""
     scores: dict[tuple[str, object], float] = {}
     first_seen: dict[tuple[str, object], Candidate] = {}
     for ranking, weight in rankings:
         for rank, candidate in enumerate(ranking, start=1):
             key = (candidate.kind, candidate.id)
-            scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank)
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
             first_seen.setdefault(key, candidate)
     ordered = sorted(scores.items(), key=lambda item: -item[1])
     return [(first_seen[key], score) for key, score in ordered]
+
+
+# How the rankings are fused, chosen on the tuning half of the quality corpus and reported
+# on its test half (bench/bench_quality.py).
+FUSION = Fusion(vector=1.0, turns=1.0, windows=1.0)
 
 
 def _clamp(k: int) -> int:
     return max(1, min(int(k), MAX_K))
 
 
-def _depth(k: int) -> int:
+def _depth(k: int, fusion: Fusion) -> int:
     """How deep each ranking goes: deeper than ``k`` so that an item ranked well by one
     list and moderately by the other can still rise."""
-    return max(3 * _clamp(k), 30)
+    return max(3 * _clamp(k), fusion.min_depth)
 
 
 def _scopes(
@@ -218,6 +277,15 @@ def _lexical(
         "window_vector",
     )
     return turns, windows
+
+
+def _exact(user: User, project: Project | None, kinds: Sequence[str]) -> list[str]:
+    """The candidate kinds a small account searches exactly (``exact_kinds``)."""
+    chunk_kinds = [kind for kind in kinds if kind in CHUNK_KINDS]
+    return exact_kinds(
+        _collection(user, project, chunk_kinds) if chunk_kinds else None,
+        _collection(user, None, ["claim"]) if "claim" in kinds else None,
+    )
 
 
 def _collection(user: User, project: Project | None, kinds: Sequence[str]) -> Collection:

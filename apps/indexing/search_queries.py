@@ -21,7 +21,7 @@ from django.db.models import Q, QuerySet
 
 from apps.claims.models import USABLE_STATUSES, Claim
 
-from .bm25 import Collection, query_terms, scored_params, scored_sql
+from .bm25 import Collection, collection_rows, query_terms, scored_params, scored_sql
 from .embeddings import Vector
 from .models import Chunk
 
@@ -126,20 +126,26 @@ def compile_window_scope(messages: QuerySet[Chunk]) -> Scope:
     return Scope("chunk", sql, tuple(params))
 
 
-def nearest(scopes: list[Scope], vector: Vector, limit: int) -> list[Candidate]:
-    """The ``limit`` nearest rows of each scope, merged by cosine similarity.
+def nearest(
+    scopes: list[Scope], vector: Vector, limit: int, exact: Sequence[str] = ()
+) -> list[Candidate]:
+    """The ``limit`` nearest rows of each scope, merged by cosine similarity. Scopes of
+    the ``exact`` kinds compare every row (no HNSW: ``exact_kinds`` says when).
 
     Scopes that need the same ``ef_search`` share one statement; claims and chunks
     together take two, each with its own (claims at 240 cost as much as chunks)."""
     literal = "[" + ",".join(map(str, vector.tolist())) + "]"
     by_ef: dict[int, list[tuple[str, str, list[Any]]]] = {}
     for scope in scopes:
+        # "+ 0" keeps the planner from ordering by the HNSW index: every row is compared.
+        order = "(s.embedding <=> %s::vector) + 0" if scope.kind in exact else "value"
+        order_params = [literal] if scope.kind in exact else []
         by_ef.setdefault(ef_search_for([scope.kind]), []).append(
             (
                 scope.kind,
                 f"SELECT s.id, s.embedding <=> %s::vector AS value FROM ({scope.sql}) AS s "
-                "ORDER BY value LIMIT %s",
-                [literal, *scope.params, limit],
+                f"ORDER BY {order} LIMIT %s",
+                [literal, *scope.params, *order_params, limit],
             )
         )
     found = []
@@ -150,6 +156,17 @@ def nearest(scopes: list[Scope], vector: Vector, limit: int) -> list[Candidate]:
         found += [Candidate(c.kind, c.id, 1.0 - c.value) for c in _union(lists)]
     # relaxed_order may return neighbours slightly out of order: sorted here.
     return sorted(found, key=lambda candidate: -candidate.value)
+
+
+def exact_kinds(chunks: Collection | None, claims: Collection | None) -> list[str]:
+    """The candidate kinds (``chunk``, ``claim``) whose rows are few enough to compare
+    every one (``CAIRN_SEARCH_EXACT_ROWS``), counted from the BM25 statistics."""
+    limit = int(settings.CAIRN_SEARCH_EXACT_ROWS)
+    return [
+        kind
+        for kind, collection in (("chunk", chunks), ("claim", claims))
+        if collection is not None and collection_rows(collection) <= limit
+    ]
 
 
 def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:
@@ -188,11 +205,6 @@ class TextRankings:
 
     turns: list[Candidate]
     windows: list[Candidate]
-
-    def merged(self) -> list[Candidate]:
-        """Turns, then windows of turns not ranked alone (a hit's ``text_rank``)."""
-        ranked = {candidate.id for candidate in self.turns}
-        return self.turns + [c for c in self.windows if c.id not in ranked]
 
 
 def text_rankings(turns: Lexical, windows: Lexical | None, query: str, limit: int) -> TextRankings:

@@ -214,6 +214,10 @@ CAIRN_INDEX_MAX_CHUNKS = env.int("CAIRN_INDEX_MAX_CHUNKS", default=2000)
 CAIRN_SEARCH_EF_SEARCH = env.int("CAIRN_SEARCH_EF_SEARCH", default=240)
 # Claims alone (the chat turn's claim search) need a smaller list: see ef_search_for.
 CAIRN_SEARCH_EF_SEARCH_CLAIMS = env.int("CAIRN_SEARCH_EF_SEARCH_CLAIMS", default=120)
+# A search whose rows (of one kind, for one user and project) are at most this many
+# compares every one (exact): a small account's rows are too few of a large table for the
+# filtered HNSW scan to find them all (bench/bench_search.py measures both).
+CAIRN_SEARCH_EXACT_ROWS = env.int("CAIRN_SEARCH_EXACT_ROWS", default=15000)
 # Threads (each with its own short-lived connection) that run independent parts of a
 # search or a chat turn side by side (config/concurrency.py); 0 runs them in turn.
 CAIRN_BESIDE_THREADS = env.int("CAIRN_BESIDE_THREADS", default=4)

@@ -41,41 +41,59 @@ DROP FUNCTION IF EXISTS cairn_tsvector_tokens(tsvector);
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('indexing', '0001_initial'),
-        ('claims', '0003_claim_user_recent_index'),
+        ("indexing", "0001_initial"),
+        ("claims", "0003_claim_user_recent_index"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='LexicalCollection',
+            name="LexicalCollection",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('user_id', models.BigIntegerField()),
-                ('project_key', models.UUIDField()),
-                ('kind', models.CharField(max_length=10)),
-                ('rows', models.BigIntegerField()),
-                ('tokens', models.BigIntegerField()),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("user_id", models.BigIntegerField()),
+                ("project_key", models.UUIDField()),
+                ("kind", models.CharField(max_length=10)),
+                ("rows", models.BigIntegerField()),
+                ("tokens", models.BigIntegerField()),
             ],
             options={
-                'db_table': 'indexing_lexical_collection',
-                'constraints': [models.UniqueConstraint(fields=('user_id', 'kind', 'project_key'), name='lexical_collection_unique')],
+                "db_table": "indexing_lexical_collection",
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("user_id", "kind", "project_key"), name="lexical_collection_unique"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='LexicalTerm',
+            name="LexicalTerm",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('user_id', models.BigIntegerField()),
-                ('project_key', models.UUIDField()),
-                ('kind', models.CharField(max_length=10)),
-                ('term', models.TextField()),
-                ('rows', models.BigIntegerField()),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("user_id", models.BigIntegerField()),
+                ("project_key", models.UUIDField()),
+                ("kind", models.CharField(max_length=10)),
+                ("term", models.TextField()),
+                ("rows", models.BigIntegerField()),
             ],
             options={
-                'db_table': 'indexing_lexical_term',
-                'constraints': [models.UniqueConstraint(fields=('user_id', 'term', 'kind', 'project_key'), name='lexical_term_unique')],
+                "db_table": "indexing_lexical_term",
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("user_id", "term", "kind", "project_key"),
+                        name="lexical_term_unique",
+                    )
+                ],
             },
         ),
         migrations.RunSQL(FORWARD, BACKWARD),

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from django.apps import apps
 from django.db import connection, transaction
 
-from ..chunking import chunk_message_text, message_index_text, message_window_context
+from ..chunking import chunk_message_text, message_window_context
 from ..embeddings import EmbeddingProvider, get_embedding_provider
 from ..models import Chunk
 from .queue import enqueue_now
@@ -57,8 +57,8 @@ def _reason(error: Exception) -> str:
 def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | None = None) -> int:
     """(Re-)index one message; returns its number of chunks (0 if it is gone or empty).
 
-    Each chunk is embedded with the message's speaker and date; its neighbouring turns are
-    stored beside it as the window that full-text search also ranks. The message's chunks
+    Each chunk is embedded as it is; the message's speaker, date and neighbouring turns
+    are stored beside it as the window that full-text search also ranks. The message's chunks
     are replaced in one transaction, so running this twice, or again after a worker died
     half-way, leaves exactly one set."""
     message_model = apps.get_model("chat", "Message")
@@ -71,11 +71,15 @@ def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | 
     previous = siblings.filter(order__lt=message.order).order_by("-order").first()
     following = siblings.filter(order__gt=message.order).order_by("order").first()
     chunks = chunk_message_text(message.content, provider.token_offsets)
-    texts = [
-        message_index_text(speaker=message.role, created_at=message.created_at, content=chunk.text)
-        for chunk in chunks
-    ]
-    context = message_window_context(previous=_turn(previous), following=_turn(following))
+    # The model reads the passage alone: on the quality corpus a speaker-and-date heading
+    # lowered MiniLM's recall (bench/bench_quality.py); the heading is in the window.
+    texts = [chunk.text for chunk in chunks]
+    context = message_window_context(
+        speaker=message.role,
+        created_at=message.created_at,
+        previous=_turn(previous),
+        following=_turn(following),
+    )
     vectors = provider.embed_documents(texts)  # (0, dimensions) when there is no text
     with transaction.atomic():
         if not message_model.objects.select_for_update().filter(pk=message.pk).exists():
