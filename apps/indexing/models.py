@@ -15,7 +15,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models import Q
+from django.db.models import Func, Q
 from pgvector.django import HnswIndex, VectorField
 
 EMBEDDING_DIMENSIONS = 384
@@ -210,6 +210,20 @@ class Chunk(models.Model):
     window_vector = models.GeneratedField(
         expression=SearchVector("text", "context", config="english"),
         output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    # Tokens in each vector, BM25's row length: stored, as counting them costs more than
+    # the rest of a row's score (a generated column cannot read another, hence the repeat).
+    search_length = models.GeneratedField(
+        expression=Func(SearchVector("text", config="english"), function="cairn_tsvector_tokens"),
+        output_field=models.IntegerField(),
+        db_persist=True,
+    )
+    window_length = models.GeneratedField(
+        expression=Func(
+            SearchVector("text", "context", config="english"), function="cairn_tsvector_tokens"
+        ),
+        output_field=models.IntegerField(),
         db_persist=True,
     )
     created_at = models.DateTimeField(auto_now_add=True)

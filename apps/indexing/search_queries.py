@@ -114,14 +114,18 @@ def compile_scopes(chunks: QuerySet[Chunk] | None, claims: QuerySet[Claim] | Non
     for kind, rows in (("chunk", chunks), ("claim", claims)):
         if rows is not None:
             columns = rows.exclude(embedding=None).order_by()
-            sql, params = columns.values("id", "embedding", "search_vector").query.sql_with_params()
+            fields = ["id", "embedding", "search_vector"]
+            rows_of = columns.values(*fields, *(["search_length"] if kind == "chunk" else []))
+            sql, params = rows_of.query.sql_with_params()
             scopes.append(Scope(kind, sql, tuple(params)))
     return scopes
 
 
 def compile_window_scope(messages: QuerySet[Chunk]) -> Scope:
     """Message chunks with their windows (``Chunk.window_vector``)."""
-    columns = messages.exclude(embedding=None).order_by().values("id", "window_vector")
+    columns = (
+        messages.exclude(embedding=None).order_by().values("id", "window_vector", "window_length")
+    )
     sql, params = columns.query.sql_with_params()
     return Scope("chunk", sql, tuple(params))
 
@@ -227,7 +231,7 @@ def bm25_ranking(lexical: Lexical, query: str, limit: int) -> list[Candidate]:
         lists = [
             (
                 scope.kind,
-                scored_sql(scope.sql, lexical.column),
+                scored_sql(scope.sql, lexical.column, _length_sql(scope, lexical.column)),
                 scored_params(scope.params, terms, essential, limit),
             )
             for scope in lexical.scopes
@@ -247,6 +251,13 @@ def bm25_ranking(lexical: Lexical, query: str, limit: int) -> list[Candidate]:
         if needed <= essential:
             return found
         essential = needed
+
+
+def _length_sql(scope: Scope, column: str) -> str:
+    """A row's length in tokens: stored on chunks, counted on claims (short, and few)."""
+    if scope.kind == "chunk":
+        return "s.window_length" if column == "window_vector" else "s.search_length"
+    return f"cairn_tsvector_tokens(s.{column})"
 
 
 def text_rankings_in_session(
