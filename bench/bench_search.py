@@ -103,7 +103,7 @@ def recall_at_10(user: object, vectors: list[np.ndarray], kind: str) -> float:
     at most CAIRN_SEARCH_EXACT_ROWS rows every row compared (issue 19)."""
     from django.db import connection, transaction
 
-    from apps.indexing.search import _exact
+    from apps.indexing.search import _plan
     from apps.indexing.search_queries import (
         compile_scopes,
         nearest,
@@ -117,12 +117,13 @@ def recall_at_10(user: object, vectors: list[np.ndarray], kind: str) -> float:
             return compile_scopes(user_chunks(user=user, project=None, kinds=["document"]), None)
         return compile_scopes(None, user_claims(user=user))
 
-    exact_kinds = _exact(user, None, ["document"] if kind == "chunk" else ["claim"])  # type: ignore[arg-type]
-    print(f"  ({kind}s of this user searched {'exactly' if exact_kinds else 'by HNSW'})")
+    plan = _plan(user, None, ["document"] if kind == "chunk" else ["claim"])  # type: ignore[arg-type]
+    how = "exactly" if plan.exact else f"by HNSW, ef_search {plan.ef_for(kind)}"
+    print(f"  ({kind}s of this user searched {how})")
     recalls = []
     for vector in vectors:
         with search_session([kind]):
-            approximate = {c.id for c in nearest(scopes(), vector, 10, exact_kinds)}  # type: ignore[arg-type]
+            approximate = {c.id for c in nearest(scopes(), vector, 10, plan)}  # type: ignore[arg-type]
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SET LOCAL enable_indexscan = off")
             exact = {c.id for c in nearest(scopes(), vector, 10)}  # type: ignore[arg-type]

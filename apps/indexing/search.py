@@ -32,15 +32,16 @@ from .search_queries import (
     Candidate,
     Lexical,
     Scope,
+    VectorPlan,
     bm25_ranking,
     compile_scopes,
     compile_window_scope,
-    exact_kinds,
     nearest,
     search_session,
     text_rankings_in_session,
     user_chunks,
     user_claims,
+    vector_plan,
 )
 
 if TYPE_CHECKING:
@@ -159,7 +160,7 @@ def hybrid_rankings(
     if vector is None:
         vector = get_embedding_provider().embed_query(query)
     with search_session([scope.kind for scope in scopes]):
-        by_vector = nearest(scopes, vector, depth, _exact(user, project, kinds))
+        by_vector = nearest(scopes, vector, depth, _plan(user, project, kinds))
     by_text = text_result()
     return Rankings(by_vector, by_text.turns, by_text.windows)
 
@@ -181,7 +182,7 @@ def vector_search(
         vector = get_embedding_provider().embed_query(query)
     scopes = _scopes(user, project, kinds, exclude_message_ids)
     with search_session([scope.kind for scope in scopes]):
-        ranked = nearest(scopes, vector, _clamp(k), _exact(user, project, kinds))
+        ranked = nearest(scopes, vector, _clamp(k), _plan(user, project, kinds))
     ranked = ranked[: _clamp(k)]
     return _hits([(c, c.value) for c in ranked], ranked, [])
 
@@ -281,10 +282,10 @@ def _lexical(
     return turns, windows
 
 
-def _exact(user: User, project: Project | None, kinds: Sequence[str]) -> list[str]:
-    """The candidate kinds a small account searches exactly (``exact_kinds``)."""
+def _plan(user: User, project: Project | None, kinds: Sequence[str]) -> VectorPlan:
+    """How this account's vectors are searched (``vector_plan``)."""
     chunk_kinds = [kind for kind in kinds if kind in CHUNK_KINDS]
-    return exact_kinds(
+    return vector_plan(
         _collection(user, project, chunk_kinds) if chunk_kinds else None,
         _collection(user, None, ["claim"]) if "claim" in kinds else None,
     )

@@ -130,21 +130,35 @@ def compile_window_scope(messages: QuerySet[Chunk]) -> Scope:
     return Scope("chunk", sql, tuple(params))
 
 
+@dataclass(frozen=True)
+class VectorPlan:
+    """How each kind of candidate is searched (``vector_plan``): ``exact`` kinds compare
+    every row; ``ef_search`` overrides the HNSW candidate list size of a kind."""
+
+    exact: tuple[str, ...] = ()
+    ef_search: tuple[tuple[str, int], ...] = ()
+
+    def ef_for(self, kind: str) -> int:
+        return dict(self.ef_search).get(kind) or ef_search_for([kind])
+
+
 def nearest(
-    scopes: list[Scope], vector: Vector, limit: int, exact: Sequence[str] = ()
+    scopes: list[Scope], vector: Vector, limit: int, plan: VectorPlan | None = None
 ) -> list[Candidate]:
-    """The ``limit`` nearest rows of each scope, merged by cosine similarity. Scopes of
-    the ``exact`` kinds compare every row (no HNSW: ``exact_kinds`` says when).
+    """The ``limit`` nearest rows of each scope, merged by cosine similarity, each kind
+    searched as ``plan`` says (by default, the HNSW index with ``ef_search_for``).
 
     Scopes that need the same ``ef_search`` share one statement; claims and chunks
     together take two, each with its own (claims at 240 cost as much as chunks)."""
+    plan = plan or VectorPlan()
     literal = "[" + ",".join(map(str, vector.tolist())) + "]"
     by_ef: dict[int, list[tuple[str, str, list[Any]]]] = {}
     for scope in scopes:
         # "+ 0" keeps the planner from ordering by the HNSW index: every row is compared.
-        order = "(s.embedding <=> %s::vector) + 0" if scope.kind in exact else "value"
-        order_params = [literal] if scope.kind in exact else []
-        by_ef.setdefault(ef_search_for([scope.kind]), []).append(
+        exact = scope.kind in plan.exact
+        order = "(s.embedding <=> %s::vector) + 0" if exact else "value"
+        order_params = [literal] if exact else []
+        by_ef.setdefault(plan.ef_for(scope.kind), []).append(
             (
                 scope.kind,
                 f"SELECT s.id, s.embedding <=> %s::vector AS value FROM ({scope.sql}) AS s "
@@ -154,7 +168,7 @@ def nearest(
         )
     found = []
     for ef_search, lists in by_ef.items():
-        if len(by_ef) > 1:
+        if len(by_ef) > 1 or ef_search != ef_search_for([scope.kind for scope in scopes]):
             with connection.cursor() as cursor:
                 cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
         found += [Candidate(c.kind, c.id, 1.0 - c.value) for c in _union(lists)]
@@ -162,15 +176,31 @@ def nearest(
     return sorted(found, key=lambda candidate: -candidate.value)
 
 
-def exact_kinds(chunks: Collection | None, claims: Collection | None) -> list[str]:
-    """The candidate kinds (``chunk``, ``claim``) whose rows are few enough to compare
-    every one (``CAIRN_SEARCH_EXACT_ROWS``), counted from the BM25 statistics."""
-    limit = int(settings.CAIRN_SEARCH_EXACT_ROWS)
-    return [
-        kind
-        for kind, collection in (("chunk", chunks), ("claim", claims))
-        if collection is not None and collection_rows(collection) <= limit
-    ]
+def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorPlan:
+    """Exact search for an account's kinds of at most ``CAIRN_SEARCH_EXACT_ROWS`` rows, a
+    longer HNSW candidate list for those under ``CAIRN_SEARCH_SMALL_SHARE`` of their
+    table; row counts from the BM25 statistics, table sizes from the planner's."""
+    exact, ef_search = [], []
+    for kind, collection, table in (
+        ("chunk", chunks, Chunk._meta.db_table),
+        ("claim", claims, Claim._meta.db_table),
+    ):
+        if collection is None:
+            continue
+        rows = collection_rows(collection)
+        if rows <= int(settings.CAIRN_SEARCH_EXACT_ROWS):
+            exact.append(kind)
+        elif rows < float(settings.CAIRN_SEARCH_SMALL_SHARE) * _table_rows(table):
+            ef_search.append((kind, int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)))
+    return VectorPlan(tuple(exact), tuple(ef_search))
+
+
+def _table_rows(table: str) -> float:
+    """The planner's estimate (-1 before the table was first analysed)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [table])
+        row = cursor.fetchone()
+    return float(row[0]) if row else 0.0
 
 
 def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:

@@ -8,15 +8,17 @@ import math
 import random
 import re
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pytest
 from django.db import connection
 
 from apps.accounts.models import User
-from apps.indexing.bm25 import K1, B
+from apps.indexing.bm25 import K1, B, Collection
 from apps.indexing.models import Chunk, Document, LexicalCollection, LexicalTerm, Source
 from apps.indexing.search import hybrid_search, text_search
+from apps.indexing.search_queries import VectorPlan, vector_plan
 from apps.indexing.services import message_index
 from apps.projects.models import Project
 from apps.projects.services import project_create
@@ -271,3 +273,23 @@ def test_a_turn_is_found_by_its_window_and_the_hit_is_the_message(
     assert text_search(user=user, query="Lisbon", kinds=("message",))[0].message_id == question.pk
     windows = recomputed(user, "indexing_chunk", "message_id IS NOT NULL", "window_vector")
     assert statistics(user, "window") == windows
+
+
+def test_small_accounts_are_searched_exactly_or_with_a_longer_candidate_list(
+    user: User, project: Project, settings: Any
+) -> None:
+    add_passages(project, ["one passage", "another passage", "a third"])
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE indexing_chunk")
+    chunks = Collection(user_id=user.pk, kinds=("document", "message"))
+
+    settings.CAIRN_SEARCH_EXACT_ROWS = 3
+    assert vector_plan(chunks, None) == VectorPlan(exact=("chunk",))
+
+    settings.CAIRN_SEARCH_EXACT_ROWS = 2
+    settings.CAIRN_SEARCH_SMALL_SHARE = 1.01  # every account is a small share of the table
+    settings.CAIRN_SEARCH_EF_SEARCH_SMALL = 1000
+    assert vector_plan(chunks, None).ef_for("chunk") == 1000
+
+    settings.CAIRN_SEARCH_SMALL_SHARE = 0.0
+    assert vector_plan(chunks, None) == VectorPlan()

@@ -203,7 +203,7 @@ def test_iterative_scan_is_switched_on_for_search_queries(user: User) -> None:
     assert settings_at < vector_at
 
 
-@pytest.mark.parametrize("exact_rows", [0, 15000])
+@pytest.mark.parametrize("exact_rows", [0, 2000])
 def test_per_user_filter_loses_nothing_with_the_hnsw_index(
     user: User,
     project: Project,
