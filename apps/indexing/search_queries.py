@@ -1,5 +1,6 @@
-"""The ranked candidate lists hybrid search fuses: nearest by cosine (HNSW) and best by
-full-text rank, for chunks and for claims, always filtered to one user.
+"""The ranked candidate lists hybrid search fuses: nearest by cosine (HNSW, or exact for
+a small account) and best by Okapi BM25 (``bm25``), for chunks and for claims, always
+filtered to one user.
 
 Each function returns ``Candidate`` rows best first. They must run inside the transaction
 ``search_session`` opens, which turns pgvector's iterative index scans on: without them an
@@ -46,7 +47,7 @@ SEARCH_SETTINGS_SQL = (
 class Candidate:
     kind: str  # "claim" or "chunk"
     id: int | uuid.UUID
-    value: float  # cosine similarity, or full-text rank
+    value: float  # cosine similarity, or BM25 score
 
 
 @contextmanager

@@ -161,7 +161,9 @@ class SearchHitSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=list(KINDS))
     score = serializers.FloatField(help_text="Reciprocal rank fusion score (higher is better).")
     vector_similarity = serializers.FloatField(allow_null=True, help_text="Cosine similarity.")
-    text_rank = serializers.FloatField(allow_null=True, help_text="Full-text rank.")
+    text_rank = serializers.FloatField(
+        allow_null=True, help_text="BM25 score (of the row, else of its window)."
+    )
     title = serializers.CharField()
     excerpt = serializers.CharField()
     text = serializers.CharField()
