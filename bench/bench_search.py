@@ -98,10 +98,12 @@ def line(name: str, samples: list[float], target: float | None = None) -> None:
 
 
 def recall_at_10(user: object, vectors: list[np.ndarray], kind: str) -> float:
-    """Mean share of the exact top 10 (no index: every row compared) that the HNSW search
-    (iterative scan, as hybrid search runs it) also returns."""
+    """Mean share of the exact top 10 (no index: every row compared) that vector search
+    also returns, as hybrid search runs it: an HNSW iterative scan, or for an account of
+    at most CAIRN_SEARCH_EXACT_ROWS rows every row compared (issue 19)."""
     from django.db import connection, transaction
 
+    from apps.indexing.search import _plan
     from apps.indexing.search_queries import (
         compile_scopes,
         nearest,
@@ -115,10 +117,13 @@ def recall_at_10(user: object, vectors: list[np.ndarray], kind: str) -> float:
             return compile_scopes(user_chunks(user=user, project=None, kinds=["document"]), None)
         return compile_scopes(None, user_claims(user=user))
 
+    plan = _plan(user, None, ["document"] if kind == "chunk" else ["claim"])  # type: ignore[arg-type]
+    how = "exactly" if plan.exact else f"by HNSW, ef_search {plan.ef_for(kind)}"
+    print(f"  ({kind}s of this user searched {how})")
     recalls = []
     for vector in vectors:
         with search_session([kind]):
-            approximate = {c.id for c in nearest(scopes(), vector, 10)}  # type: ignore[arg-type]
+            approximate = {c.id for c in nearest(scopes(), vector, 10, plan)}  # type: ignore[arg-type]
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SET LOCAL enable_indexscan = off")
             exact = {c.id for c in nearest(scopes(), vector, 10)}  # type: ignore[arg-type]

@@ -130,6 +130,27 @@ def message_index_text(
     return "\n".join(lines)
 
 
+def message_window_context(
+    *,
+    speaker: str,
+    created_at: datetime | date,
+    previous: str | None,
+    following: str | None,
+) -> str:
+    """What a message's window adds to it (``Chunk.context``), full-text indexed with it:
+    its speaker and day (written out, so that "May" or "2024" find it), the turn it
+    answers and the turn that answers it, whole. Example::
+
+        user, Saturday 3 May 2025
+        assistant: Have you ever been to Lisbon?
+        assistant: How was the weather?
+    """
+    day = created_at.date() if isinstance(created_at, datetime) else created_at
+    heading = f"{speaker}, {day:%A} {day.day} {day:%B %Y}"
+    turns = [turn.strip() for turn in (previous, following) if turn and turn.strip()]
+    return "\n".join([heading, *turns])
+
+
 def _cut_point(text: str, start: int, size: int) -> int:
     limit = start + size
     if limit >= len(text):

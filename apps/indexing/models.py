@@ -15,7 +15,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models import Q
+from django.db.models import Func, Q
 from pgvector.django import HnswIndex, VectorField
 
 EMBEDDING_DIMENSIONS = 384
@@ -160,9 +160,11 @@ class Chunk(models.Model):
     """A passage of exactly one document or one chat message.
 
     ``text`` is what was embedded and full-text indexed. For a document it is
-    ``document_text[start:end]``; for a message it is the passage ``content[start:end]``
-    headed by speaker and date and followed by the neighbouring turns
-    (``chunking.message_index_text``), so that a short reply is found by what it answers.
+    ``document_text[start:end]``; for a message it is the passage ``content[start:end]``.
+    ``context`` is, for a message, its speaker and date and the turns before and after it
+    (``chunking.message_window_context``): ``window_vector`` indexes the passage with
+    them, so that a short reply is found by what it answers, while the embedding and
+    ``search_vector`` hold the turn alone (measured in bench/bench_quality.py).
     """
 
     id = models.BigAutoField(primary_key=True)
@@ -208,6 +210,26 @@ class Chunk(models.Model):
         output_field=SearchVectorField(),
         db_persist=True,
     )
+    context = models.TextField(blank=True, default="", db_default="")
+    window_vector = models.GeneratedField(
+        expression=SearchVector("text", "context", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    # Tokens in each vector, BM25's row length: stored, as counting them costs more than
+    # the rest of a row's score (a generated column cannot read another, hence the repeat).
+    search_length = models.GeneratedField(
+        expression=Func(SearchVector("text", config="english"), function="cairn_tsvector_tokens"),
+        output_field=models.IntegerField(),
+        db_persist=True,
+    )
+    window_length = models.GeneratedField(
+        expression=Func(
+            SearchVector("text", "context", config="english"), function="cairn_tsvector_tokens"
+        ),
+        output_field=models.IntegerField(),
+        db_persist=True,
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -234,6 +256,7 @@ class Chunk(models.Model):
             models.Index(fields=["user", "project"], name="chunk_user_project_idx"),
             models.Index(fields=["embedding_model"], name="chunk_embedding_model_idx"),
             GinIndex(fields=["search_vector"], name="chunk_search_vector_idx"),
+            GinIndex(fields=["window_vector"], name="chunk_window_vector_idx"),
             HnswIndex(
                 name="chunk_embedding_hnsw_idx",
                 fields=["embedding"],
@@ -249,3 +272,50 @@ class Chunk(models.Model):
     @property
     def owner_label(self) -> str:
         return f"document {self.document_id}" if self.document_id else f"message {self.message_id}"
+
+
+class LexicalCollection(models.Model):
+    """BM25 statistics of one user's rows of one kind in one project (DESIGN §6): how
+    many rows and how many tokens in all. ``kind`` is ``claim`` (project: the zero UUID;
+    claims belong to the user), ``document``, ``message`` (a turn alone) or ``window`` (a
+    turn with its neighbours). Kept current by triggers on the chunk and claim tables
+    (migration 0002), so that statistics never mix users and never go stale."""
+
+    user_id = models.BigIntegerField()
+    project_key = models.UUIDField()
+    kind = models.CharField(max_length=10)
+    rows = models.BigIntegerField()
+    tokens = models.BigIntegerField()
+
+    class Meta:
+        db_table = "indexing_lexical_collection"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user_id", "kind", "project_key"], name="lexical_collection_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of user {self.user_id}: {self.rows} rows"
+
+
+class LexicalTerm(models.Model):
+    """Document frequency of one lexeme (as ``to_tsvector('english')`` stores it) among
+    the rows of one ``LexicalCollection``."""
+
+    user_id = models.BigIntegerField()
+    project_key = models.UUIDField()
+    kind = models.CharField(max_length=10)
+    term = models.TextField()
+    rows = models.BigIntegerField()
+
+    class Meta:
+        db_table = "indexing_lexical_term"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user_id", "term", "kind", "project_key"], name="lexical_term_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.term!r} in {self.rows} {self.kind} rows of user {self.user_id}"

@@ -1,5 +1,6 @@
-"""The ranked candidate lists hybrid search fuses: nearest by cosine (HNSW) and best by
-full-text rank, for chunks and for claims, always filtered to one user.
+"""The ranked candidate lists hybrid search fuses: nearest by cosine (HNSW, or exact for
+a small account) and best by Okapi BM25 (``bm25``), for chunks and for claims, always
+filtered to one user.
 
 Each function returns ``Candidate`` rows best first. They must run inside the transaction
 ``search_session`` opens, which turns pgvector's iterative index scans on: without them an
@@ -9,7 +10,6 @@ rows are a small share of the table gets fewer results than asked for, or none.
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -22,6 +22,7 @@ from django.db.models import QuerySet
 
 from apps.claims.models import USABLE_STATUSES, Claim
 
+from .bm25 import Collection, collection_rows, query_terms, scored_params, scored_sql
 from .embeddings import Vector
 from .models import Chunk
 
@@ -30,11 +31,6 @@ if TYPE_CHECKING:
     from apps.projects.models import Project
 
 CHUNK_KINDS = ("document", "message")
-QUERY_MAX_CHARS = 1000
-ANY_TERMS_MAX = 8
-RANKED_ROWS_MAX = 2000
-ANY_RANKED_ROWS_MAX = 200  # partial matches only fill up, and are many
-_WORD = re.compile(r"\w+")
 
 # Local to the transaction (set_config's third argument), so no other query of the
 # connection is affected once it ends.
@@ -51,7 +47,7 @@ SEARCH_SETTINGS_SQL = (
 class Candidate:
     kind: str  # "claim" or "chunk"
     id: int | uuid.UUID
-    value: float  # cosine similarity, or full-text rank
+    value: float  # cosine similarity, or BM25 score
 
 
 @contextmanager
@@ -119,35 +115,93 @@ def compile_scopes(chunks: QuerySet[Chunk] | None, claims: QuerySet[Claim] | Non
     for kind, rows in (("chunk", chunks), ("claim", claims)):
         if rows is not None:
             columns = rows.exclude(embedding=None).order_by()
-            sql, params = columns.values("id", "embedding", "search_vector").query.sql_with_params()
+            fields = ["id", "embedding", "search_vector"]
+            rows_of = columns.values(*fields, *(["search_length"] if kind == "chunk" else []))
+            sql, params = rows_of.query.sql_with_params()
             scopes.append(Scope(kind, sql, tuple(params)))
     return scopes
 
 
-def nearest(scopes: list[Scope], vector: Vector, limit: int) -> list[Candidate]:
-    """The ``limit`` nearest rows of each scope, merged by cosine similarity.
+def compile_window_scope(messages: QuerySet[Chunk]) -> Scope:
+    """Message chunks with their windows (``Chunk.window_vector``)."""
+    columns = (
+        messages.exclude(embedding=None).order_by().values("id", "window_vector", "window_length")
+    )
+    sql, params = columns.query.sql_with_params()
+    return Scope("chunk", sql, tuple(params))
+
+
+@dataclass(frozen=True)
+class VectorPlan:
+    """How each kind of candidate is searched (``vector_plan``): ``exact`` kinds compare
+    every row; ``ef_search`` overrides the HNSW candidate list size of a kind."""
+
+    exact: tuple[str, ...] = ()
+    ef_search: tuple[tuple[str, int], ...] = ()
+
+    def ef_for(self, kind: str) -> int:
+        return dict(self.ef_search).get(kind) or ef_search_for([kind])
+
+
+def nearest(
+    scopes: list[Scope], vector: Vector, limit: int, plan: VectorPlan | None = None
+) -> list[Candidate]:
+    """The ``limit`` nearest rows of each scope, merged by cosine similarity, each kind
+    searched as ``plan`` says (by default, the HNSW index with ``ef_search_for``).
 
     Scopes that need the same ``ef_search`` share one statement; claims and chunks
     together take two, each with its own (claims at 240 cost as much as chunks)."""
+    plan = plan or VectorPlan()
     literal = "[" + ",".join(map(str, vector.tolist())) + "]"
     by_ef: dict[int, list[tuple[str, str, list[Any]]]] = {}
     for scope in scopes:
-        by_ef.setdefault(ef_search_for([scope.kind]), []).append(
+        # "+ 0" keeps the planner from ordering by the HNSW index: every row is compared.
+        exact = scope.kind in plan.exact
+        order = "(s.embedding <=> %s::vector) + 0" if exact else "value"
+        order_params = [literal] if exact else []
+        by_ef.setdefault(plan.ef_for(scope.kind), []).append(
             (
                 scope.kind,
                 f"SELECT s.id, s.embedding <=> %s::vector AS value FROM ({scope.sql}) AS s "
-                "ORDER BY value LIMIT %s",
-                [literal, *scope.params, limit],
+                f"ORDER BY {order} LIMIT %s",
+                [literal, *scope.params, *order_params, limit],
             )
         )
     found = []
     for ef_search, lists in by_ef.items():
-        if len(by_ef) > 1:
+        if len(by_ef) > 1 or ef_search != ef_search_for([scope.kind for scope in scopes]):
             with connection.cursor() as cursor:
                 cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
         found += [Candidate(c.kind, c.id, 1.0 - c.value) for c in _union(lists)]
     # relaxed_order may return neighbours slightly out of order: sorted here.
     return sorted(found, key=lambda candidate: -candidate.value)
+
+
+def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorPlan:
+    """Exact search for an account's kinds of at most ``CAIRN_SEARCH_EXACT_ROWS`` rows, a
+    longer HNSW candidate list for those under ``CAIRN_SEARCH_SMALL_SHARE`` of their
+    table; row counts from the BM25 statistics, table sizes from the planner's."""
+    exact, ef_search = [], []
+    for kind, collection, table in (
+        ("chunk", chunks, Chunk._meta.db_table),
+        ("claim", claims, Claim._meta.db_table),
+    ):
+        if collection is None:
+            continue
+        rows = collection_rows(collection)
+        if rows <= int(settings.CAIRN_SEARCH_EXACT_ROWS):
+            exact.append(kind)
+        elif rows < float(settings.CAIRN_SEARCH_SMALL_SHARE) * _table_rows(table):
+            ef_search.append((kind, int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)))
+    return VectorPlan(tuple(exact), tuple(ef_search))
+
+
+def _table_rows(table: str) -> float:
+    """The planner's estimate (-1 before the table was first analysed)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [table])
+        row = cursor.fetchone()
+    return float(row[0]) if row else 0.0
 
 
 def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:
@@ -169,57 +223,77 @@ def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:
 
 
 @dataclass(frozen=True)
+class Lexical:
+    """What one BM25 ranking searches: the rows of ``scopes``, by their ``column``
+    (``search_vector``: each row alone; ``window_vector``: a turn with its neighbours),
+    weighed by ``collection``'s statistics."""
+
+    scopes: list[Scope]
+    collection: Collection
+    column: str = "search_vector"
+
+
+@dataclass(frozen=True)
 class TextRankings:
-    """``all_words``: rows matching the whole query as ``websearch_to_tsquery`` reads it
-    (every word, quotes and ``-word`` honoured), best ``ts_rank`` first. ``any_words``:
-    when those are fewer than asked for, other rows matching any of the query's first few
-    words — a chat message rarely has all of a question's words, but a weaker signal."""
+    """Okapi BM25 rankings (``bm25``): ``turns`` ranks each row by its own text,
+    ``windows`` chat turns by their windows (empty when no messages are searched)."""
 
-    all_words: list[Candidate]
-    any_words: list[Candidate]
-
-    def merged(self) -> list[Candidate]:
-        """One list, partial matches after every full match."""
-        return self.all_words + self.any_words
+    turns: list[Candidate]
+    windows: list[Candidate]
 
 
-def text_rankings(scopes: list[Scope], query: str, limit: int) -> TextRankings:
-    query = query[:QUERY_MAX_CHARS]
-    all_words = _ranked_text(scopes, query, limit)
-    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))[:ANY_TERMS_MAX]
-    any_words: list[Candidate] = []
-    if len(all_words) < limit and len(words) > 1:
-        seen = {(candidate.kind, candidate.id) for candidate in all_words}
-        found = _ranked_text(scopes, " or ".join(words), limit, ANY_RANKED_ROWS_MAX)
-        any_words = [c for c in found if (c.kind, c.id) not in seen]
-    return TextRankings(all_words, any_words)
+def text_rankings(turns: Lexical, windows: Lexical | None, query: str, limit: int) -> TextRankings:
+    return TextRankings(
+        bm25_ranking(turns, query, limit),
+        bm25_ranking(windows, query, limit) if windows is not None else [],
+    )
 
 
-def _ranked_text(
-    scopes: list[Scope], query: str, limit: int, ranked_max: int = RANKED_ROWS_MAX
-) -> list[Candidate]:
-    """Rows matching ``websearch_to_tsquery(query)``, best ``ts_rank`` first.
-
-    At most ``ranked_max`` matching rows of each kind are ranked: ranking reads every
-    match's ``tsvector``, and words common enough to match more rows than that say little
-    about which rows are best, while ranking them all would cost one full-text search a
-    hundred milliseconds and more on a large account. (No ORDER BY inside: any
-    ``ranked_max`` matches, found through the GIN index.)"""
-    tsquery = "websearch_to_tsquery('english', %s)"
-    lists = [
-        (
-            scope.kind,
-            f"SELECT m.id, ts_rank(m.search_vector, {tsquery}) AS value FROM (SELECT s.id, "
-            f"s.search_vector FROM ({scope.sql}) AS s WHERE s.search_vector @@ {tsquery} "
-            "LIMIT %s) AS m ORDER BY value DESC LIMIT %s",
-            [query, *scope.params, query, ranked_max, limit],
+def bm25_ranking(lexical: Lexical, query: str, limit: int) -> list[Candidate]:
+    """The ``limit`` rows of ``lexical`` with the best BM25 scores for ``query``, best
+    first; pruned by score only (``bm25``)."""
+    if not lexical.scopes:
+        return []
+    terms = query_terms(query, lexical.collection)
+    if not terms.terms:
+        return []
+    essential = 1
+    while True:
+        lists = [
+            (
+                scope.kind,
+                scored_sql(scope.sql, lexical.column, _length_sql(scope, lexical.column)),
+                scored_params(scope.params, terms, essential, limit),
+            )
+            for scope in lexical.scopes
+        ]
+        found = sorted(_union(lists), key=lambda c: (-c.value, str(c.id)))[:limit]
+        threshold = found[-1].value if len(found) >= limit else 0.0
+        # Rows holding none of the first `essential` terms cannot beat `threshold` once
+        # the other terms' bounds sum to no more than it.
+        needed = next(
+            (
+                count
+                for count in range(essential, len(terms.terms) + 1)
+                if terms.bounds_after(count) <= threshold
+            ),
+            len(terms.terms),
         )
-        for scope in scopes
-    ]
-    return sorted(_union(lists), key=lambda candidate: -candidate.value)
+        if needed <= essential:
+            return found
+        essential = needed
 
 
-def text_rankings_in_session(scopes: list[Scope], query: str, limit: int) -> TextRankings:
+def _length_sql(scope: Scope, column: str) -> str:
+    """A row's length in tokens: stored on chunks, counted on claims (short, and few)."""
+    if scope.kind == "chunk":
+        return "s.window_length" if column == "window_vector" else "s.search_length"
+    return f"cairn_tsvector_tokens(s.{column})"
+
+
+def text_rankings_in_session(
+    turns: Lexical, windows: Lexical | None, query: str, limit: int
+) -> TextRankings:
     """``text_rankings`` in a search session of its own (for ``run_beside``)."""
-    with search_session([scope.kind for scope in scopes]):
-        return text_rankings(scopes, query, limit)
+    with search_session([scope.kind for scope in turns.scopes]):
+        return text_rankings(turns, windows, query, limit)

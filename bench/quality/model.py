@@ -7,6 +7,7 @@ counted from 1 as the transcript import numbers messages (``Message.order``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -105,3 +106,19 @@ def corpus_load(path: Path = CORPUS_PATH) -> Corpus:
             for q in data["questions"]
         ],
     )
+
+
+def split_halves(questions: list[Question]) -> tuple[list[Question], list[Question]]:
+    """Tuning and test halves, each with half of every category: within a category the
+    questions are ordered by a hash of their id and dealt alternately, so the split is
+    fixed, independent of the corpus file's order, and unrelated to the questions' text."""
+    tuning: list[Question] = []
+    test: list[Question] = []
+    for category in sorted({q.category for q in questions}):
+        members = sorted(
+            (q for q in questions if q.category == category),
+            key=lambda q: hashlib.sha256(q.id.encode()).hexdigest(),
+        )
+        tuning += members[0::2]
+        test += members[1::2]
+    return tuning, test

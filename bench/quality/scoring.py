@@ -65,29 +65,27 @@ def mean_recall(outcomes: Sequence[Outcome], method: str, k: int, *, near: bool 
     )
 
 
-def table(outcomes: Sequence[Outcome], categories: Sequence[str]) -> list[str]:
-    """Rows: each category, then all; columns: recall@5 and @10 for each method, and which
-    method wins each depth (ties shown as "tie")."""
-    header = (
-        f"{'category':<18} {'n':>4}   "
-        + "  ".join(f"{m:>6}" for m in METHODS)
-        + "   "
-        + "  ".join(f"{m:>6}" for m in METHODS)
-        + "   best@5   best@10"
-    )
-    lines = [f"{'':<18} {'':>4}   {'recall@5':^22}   {'recall@10':^22}", header]
-    groups = [(c, [o for o in outcomes if o.category == c]) for c in categories]
-    groups.append(("all", list(outcomes)))
-    for name, members in groups:
-        cells = []
-        winners = []
-        for k in DEPTHS:
-            scores = {m: mean_recall(members, m, k) for m in METHODS}
-            cells.append("  ".join(f"{scores[m]:6.3f}" for m in METHODS))
-            winners.append(winner(scores))
-        lines.append(
-            f"{name:<18} {len(members):>4}   {cells[0]}   {cells[1]}   {winners[0]:<8} {winners[1]}"
+def table(
+    outcomes: Sequence[Outcome],
+    methods: Sequence[str],
+    categories: Sequence[str],
+    labels: dict[str, str] | None = None,
+) -> list[str]:
+    """Rows: each method; columns: recall@5 and @10 over all questions, then @5 / @10 of
+    each category."""
+    labels = labels or {}
+    width = max(len(labels.get(m, m)) for m in methods)
+    groups = [("all", list(outcomes))] + [
+        (c, [o for o in outcomes if o.category == c]) for c in categories
+    ]
+    head = "".join(f"  {name[:17] + f' ({len(members)})':>22}" for name, members in groups)
+    lines = [f"{'':<{width}}{head}", f"{'':<{width}}" + f"  {'@5    @10':>22}" * len(groups)]
+    for method in methods:
+        cells = "".join(
+            f"  {'':>8}" + " ".join(f"{mean_recall(members, method, k):6.3f}" for k in DEPTHS)
+            for _, members in groups
         )
+        lines.append(f"{labels.get(method, method):<{width}}{cells}")
     return lines
 
 

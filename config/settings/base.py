@@ -251,6 +251,14 @@ CAIRN_INDEX_MAX_CHUNKS = env.int("CAIRN_INDEX_MAX_CHUNKS", default=2000)
 CAIRN_SEARCH_EF_SEARCH = env.int("CAIRN_SEARCH_EF_SEARCH", default=240)
 # Claims alone (the chat turn's claim search) need a smaller list: see ef_search_for.
 CAIRN_SEARCH_EF_SEARCH_CLAIMS = env.int("CAIRN_SEARCH_EF_SEARCH_CLAIMS", default=120)
+# Small accounts on a big table: the filtered HNSW scan finds fewer of their nearest rows
+# (recall@10 0.84 at ef_search 240 for an account of 5 % of the chunks). An account with
+# at most CAIRN_SEARCH_EXACT_ROWS rows of a kind compares every one (exact, and cheap at
+# that size); one with less than CAIRN_SEARCH_SMALL_SHARE of the table's rows searches the
+# index with CAIRN_SEARCH_EF_SEARCH_SMALL candidates (0.96 at 1000; bench/bench_search.py).
+CAIRN_SEARCH_EXACT_ROWS = env.int("CAIRN_SEARCH_EXACT_ROWS", default=2000)
+CAIRN_SEARCH_SMALL_SHARE = env.float("CAIRN_SEARCH_SMALL_SHARE", default=0.1)
+CAIRN_SEARCH_EF_SEARCH_SMALL = env.int("CAIRN_SEARCH_EF_SEARCH_SMALL", default=1000)
 # Threads (each with its own short-lived connection) that run independent parts of a
 # search or a chat turn side by side (apps/core/concurrency.py); 0 runs them in turn.
 CAIRN_BESIDE_THREADS = env.int("CAIRN_BESIDE_THREADS", default=4)

@@ -15,7 +15,7 @@ from apps.chat.services import conversation_set_archived
 from apps.claims.models import ClaimStatus
 from apps.indexing.embeddings import EmbeddingProvider
 from apps.indexing.models import Chunk
-from apps.indexing.search import RRF_K, hybrid_search, text_search, vector_search
+from apps.indexing.search import FUSION, hybrid_search, text_search, vector_search
 from apps.indexing.search_queries import search_session
 from apps.indexing.services import documents_upload, message_index
 from apps.projects.models import Project
@@ -79,7 +79,7 @@ def test_hybrid_search_returns_scored_hits_with_provenance(
     assert top.vector_similarity is not None
     assert top.vector_similarity > 0.4
     assert top.text_rank is not None  # every word matched: first in both rankings
-    assert top.score == pytest.approx(2 / (RRF_K + 1))
+    assert top.score == pytest.approx((FUSION.vector + FUSION.turns) / (FUSION.rrf_k + 1))
     semantic = hybrid_search(user=user, query="How much money is the holiday in Portugal?")
     assert semantic[0].document_path == "trip.md"
     assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
@@ -203,11 +203,19 @@ def test_iterative_scan_is_switched_on_for_search_queries(user: User) -> None:
     assert settings_at < vector_at
 
 
+@pytest.mark.parametrize("exact_rows", [0, 2000])
 def test_per_user_filter_loses_nothing_with_the_hnsw_index(
-    user: User, project: Project, real_provider: EmbeddingProvider
+    user: User,
+    project: Project,
+    real_provider: EmbeddingProvider,
+    settings: Any,
+    exact_rows: int,
 ) -> None:
     """Another user owns 400 chunks right next to the query, this user 3 far from it. An
-    HNSW scan that stopped at ef_search candidates would find none of this user's."""
+    HNSW scan that stopped at ef_search candidates would find none of this user's; with
+    the iterative scan (``exact_rows`` 0), or comparing every row of an account that
+    small (the default), all three are found."""
+    settings.CAIRN_SEARCH_EXACT_ROWS = exact_rows
     other = UserFactory()
     theirs = project_create(owner=other, name="Crowd")
     rng = np.random.default_rng(7)
@@ -256,8 +264,11 @@ def test_per_user_filter_loses_nothing_with_the_hnsw_index(
             [user.pk, str(query.tolist())],
         )
         assert "chunk_embedding_hnsw_idx" in " ".join(row[0] for row in cursor.fetchall())
-        hits = vector_search(user=user, vector=query, kinds=("message",), k=3)
+        with CaptureQueriesContext(connection) as queries:
+            hits = vector_search(user=user, vector=query, kinds=("message",), k=3)
     assert [hit.text for hit in hits] == ["y"] * 3
+    exact = any("::vector) + 0" in q["sql"] for q in queries.captured_queries)
+    assert exact == (exact_rows > 0)
 
     with search_session(), connection.cursor() as cursor:  # the same, iterative scan off
         cursor.execute(

@@ -469,10 +469,12 @@ def test_message_is_indexed_with_its_neighbouring_turns(
     assert message_index(message_id=answer.pk) == 1  # idempotent
 
     [chunk] = Chunk.objects.filter(message=answer)
-    assert chunk.text.startswith("user, ")
-    assert "Yes, last May!" in chunk.text
-    assert "Lisbon" in chunk.text
-    assert "How was the weather?" in chunk.text
+    # The turn alone is embedded; its window (with the turns around it) is text-indexed
+    assert chunk.text == "Yes, last May!"
+    assert chunk.context.startswith("user, ")
+    assert fake_provider.embedded_texts[-1] == chunk.text
+    assert "Lisbon" in chunk.context
+    assert "How was the weather?" in chunk.context
     assert answer.content[chunk.start : chunk.end] == "Yes, last May!"
     assert (chunk.user_id, chunk.project_id) == (user.pk, project.pk)
     assert question.index_chunks.count() == 0

@@ -8,9 +8,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from ..bm25 import QUERY_MAX_CHARS
 from ..models import Document, Source
 from ..search import KINDS, MAX_K
-from ..search_queries import QUERY_MAX_CHARS
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -161,7 +161,9 @@ class SearchHitSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=list(KINDS))
     score = serializers.FloatField(help_text="Reciprocal rank fusion score (higher is better).")
     vector_similarity = serializers.FloatField(allow_null=True, help_text="Cosine similarity.")
-    text_rank = serializers.FloatField(allow_null=True, help_text="Full-text rank.")
+    text_rank = serializers.FloatField(
+        allow_null=True, help_text="BM25 score (of the row, else of its window)."
+    )
     title = serializers.CharField()
     excerpt = serializers.CharField()
     text = serializers.CharField()

@@ -215,8 +215,9 @@ class SearchApi(APIView):
     @extend_schema(
         summary="Search your claims, files and chats",
         tags=["search"],
-        description="Hybrid search: vector similarity (HNSW cosine) and full-text rank fused "
-        "by reciprocal rank fusion. Only your data; claims that are active or "
+        description="Hybrid search: vector similarity (cosine) and Okapi BM25 over your own "
+        "rows (chat turns also with their neighbouring turns) fused by reciprocal rank "
+        "fusion. Only your data; claims that are active or "
         "contested; chats that are not archived. Each hit carries its "
         "provenance (document path and offsets, or conversation and message).",
         parameters=[SearchQuerySerializer],

@@ -7,7 +7,7 @@ import uuid
 
 from django.db import connection, transaction
 
-from ..chunking import chunk_message_text, message_index_text
+from ..chunking import chunk_message_text, message_window_context
 from ..embeddings import EmbeddingProvider, get_embedding_provider
 from ..models import Chunk
 from ..turns import turn_source
@@ -52,25 +52,25 @@ def _reason(error: Exception) -> str:
 def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | None = None) -> int:
     """(Re-)index one message; returns its number of chunks (0 if it is gone or empty).
 
-    Each chunk is embedded with the message's speaker, date and neighbouring turns, and
-    the message's chunks are replaced in one transaction, so running this twice, or again
-    after a worker died half-way, leaves exactly one set."""
+    Each chunk is embedded as it is; the message's speaker, date and neighbouring turns
+    are stored beside it as the window that full-text search also ranks. The message's
+    chunks are replaced in one transaction, so running this twice, or again after a worker
+    died half-way, leaves exactly one set."""
     source = turn_source()
     turn = source.turn(message_id=message_id)
     if turn is None:
         return 0
     provider = provider or get_embedding_provider()
     chunks = chunk_message_text(turn.text, provider.token_offsets)
-    texts = [
-        message_index_text(
-            speaker=turn.speaker,
-            created_at=turn.created_at,
-            content=chunk.text,
-            previous=turn.previous_turn,
-            following=turn.following_turn,
-        )
-        for chunk in chunks
-    ]
+    # The model reads the passage alone: on the quality corpus a speaker-and-date heading
+    # lowered MiniLM's recall (bench/bench_quality.py); the heading is in the window.
+    texts = [chunk.text for chunk in chunks]
+    context = message_window_context(
+        speaker=turn.speaker,
+        created_at=turn.created_at,
+        previous=turn.previous_turn,
+        following=turn.following_turn,
+    )
     vectors = provider.embed_documents(texts)  # (0, dimensions) when there is no text
     with transaction.atomic():
         archived = source.lock(message_id=turn.message_id)
@@ -85,6 +85,7 @@ def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | 
                 archived=archived,
                 chunk_index=chunk.index,
                 text=text,
+                context=context,
                 start=chunk.start,
                 end=chunk.end,
                 embedding=vector,
