@@ -63,8 +63,8 @@ def transcript_import(
 
 
 def _index_all(message_ids: list[uuid.UUID]) -> None:
-    from apps.indexing.services import message_index_enqueue
+    """One task for the whole transcript: its messages are embedded as one batch."""
+    from apps.indexing.services import messages_index_enqueue
 
-    for message in Message.objects.filter(pk__in=message_ids).order_by("order"):
-        status = message_index_enqueue(message_id=message.pk)
-        Message.objects.filter(pk=message.pk).update(index_status=status[:20])
+    status = messages_index_enqueue(message_ids=message_ids)
+    Message.objects.filter(pk__in=message_ids).update(index_status=status[:20])

@@ -4,10 +4,11 @@ typed ``TurnToIndex``, never the chat's models. Registered in ``ChatConfig.ready
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 
 from apps.indexing.turns import TurnToIndex
 
-from .models import Message
+from .models import Conversation, Message
 
 
 class ChatTurnSource:
@@ -30,6 +31,50 @@ class ChatTurnSource:
             project_id=conversation.project_id,
             archived=conversation.archived,
         )
+
+    def turns(self, *, message_ids: Sequence[uuid.UUID | str]) -> list[TurnToIndex]:
+        wanted = {str(message_id) for message_id in message_ids}
+        conversations = (
+            Message.objects.filter(pk__in=wanted)
+            .values_list("conversation_id", flat=True)
+            .distinct()
+        )
+        found: list[TurnToIndex] = []
+        for conversation in Conversation.objects.filter(pk__in=list(conversations)):
+            # One read of the whole conversation gives every wanted message its neighbours.
+            history = list(
+                Message.objects.filter(conversation=conversation)
+                .order_by("order")
+                .only("id", "role", "content", "created_at", "order")
+            )
+            for index, message in enumerate(history):
+                if str(message.pk) not in wanted:
+                    continue
+                found.append(
+                    TurnToIndex(
+                        message_id=message.pk,
+                        text=message.content,
+                        speaker=message.role,
+                        created_at=message.created_at,
+                        previous_turn=_shown(history[index - 1] if index > 0 else None),
+                        following_turn=_shown(
+                            history[index + 1] if index + 1 < len(history) else None
+                        ),
+                        user_id=conversation.user_id,
+                        project_id=conversation.project_id,
+                        archived=conversation.archived,
+                    )
+                )
+        return found
+
+    def lock_many(self, *, message_ids: Sequence[uuid.UUID | str]) -> dict[uuid.UUID, bool]:
+        locked = (
+            Message.objects.select_related("conversation")
+            .select_for_update(of=("self", "conversation"))
+            .filter(pk__in=list(message_ids))
+            .only("id", "conversation__archived")
+        )
+        return {message.pk: message.conversation.archived for message in locked}
 
     def lock(self, *, message_id: uuid.UUID | str) -> bool | None:
         locked = (

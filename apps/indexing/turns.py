@@ -8,6 +8,7 @@ it, at run time, for the ``TurnToIndex`` of an id. Indexing never imports the ch
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -38,6 +39,13 @@ class TurnSource(Protocol):
         """Lock the message (and its conversation) until the transaction ends, so neither is
         deleted or archived under the chunks being written; whether its conversation is
         archived now, or None when the message is gone."""
+
+    def turns(self, *, message_ids: Sequence[uuid.UUID | str]) -> list[TurnToIndex]:
+        """Several messages at once (those still there), in conversation order: a batch
+        reads each conversation once instead of three queries a message."""
+
+    def lock_many(self, *, message_ids: Sequence[uuid.UUID | str]) -> dict[uuid.UUID, bool]:
+        """``lock`` for several messages: each one still there, with its archived flag."""
 
 
 _source: TurnSource | None = None

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from apps.chat.models import ChatImport, Message
 from apps.core.jobs import queue_task
-from apps.indexing.services import message_index
+from apps.indexing.services import messages_index
 
 from .parse import ExportError, read_export
 from .store import chat_import_finish_if_indexed, chat_import_progress, conversation_store
@@ -67,9 +67,8 @@ def chat_import_run(chat_import_id: str, *, index_inline: bool = False) -> None:
 
 
 def chat_import_index(chat_import_id: str, message_ids: list[str]) -> None:
-    """Index one conversation's new messages in order, then count them as searchable."""
-    for message_id in message_ids:
-        message_index(message_id=message_id)
+    """Index one conversation's new messages in one batch, then count them as searchable."""
+    messages_index(message_ids=message_ids)
     Message.objects.filter(pk__in=message_ids).update(index_status="indexed")
     chat_import_progress(chat_import_id=chat_import_id, messages_indexed=len(message_ids))
     chat_import_finish_if_indexed(chat_import_id=chat_import_id)

@@ -4,7 +4,13 @@ the Files page and the API call the source and document services; tasks call the
 from .claims import claims_embed
 from .documents import IndexRun, documents_index
 from .folders import FolderUnavailable, ScanResult, folder_scan
-from .messages import message_chunks_set_archived, message_index, message_index_enqueue
+from .messages import (
+    message_chunks_set_archived,
+    message_index,
+    message_index_enqueue,
+    messages_index,
+    messages_index_enqueue,
+)
 from .scans import source_scan_run
 from .sources import (
     document_delete,
@@ -32,6 +38,8 @@ __all__ = [
     "message_chunks_set_archived",
     "message_index",
     "message_index_enqueue",
+    "messages_index",
+    "messages_index_enqueue",
     "source_create_folder",
     "source_delete",
     "source_ensure_upload",

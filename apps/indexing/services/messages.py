@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Sequence
 
 from django.db import connection, transaction
 
@@ -33,6 +34,19 @@ def message_index_enqueue(*, message_id: uuid.UUID) -> str:
             enqueue_now("index_message", str(message_id), label=label)
     except Exception as error:  # ORM or Redis broker errors alike; see the docstring
         logger.exception("could not enqueue indexing of message %s", message_id)
+        return f"failed: {_reason(error)}"
+    return ACCEPTED
+
+
+def messages_index_enqueue(*, message_ids: Sequence[uuid.UUID | str]) -> str:
+    """Queue several messages (a transcript's, a conversation's) as one batch task:
+    ``"accepted"`` or ``"failed: <reason>"``, never raising, like ``message_index_enqueue``."""
+    ids = [str(message_id) for message_id in message_ids]
+    label = f"index {len(ids)} messages"
+    try:
+        enqueue_now("index_messages", ids, label=label)
+    except Exception as error:  # ORM or Redis broker errors alike
+        logger.exception("could not enqueue indexing of %d messages", len(ids))
         return f"failed: {_reason(error)}"
     return ACCEPTED
 
@@ -100,3 +114,54 @@ def message_chunks_set_archived(*, message_ids: list[uuid.UUID], archived: bool)
     """Hide the chunks of these messages from search (their conversation was archived), or
     show them again; the number of chunks changed."""
     return Chunk.objects.filter(message_id__in=message_ids).update(archived=archived)
+
+
+def messages_index(
+    *, message_ids: Sequence[uuid.UUID | str], provider: EmbeddingProvider | None = None
+) -> int:
+    """(Re-)index many messages together, as ``message_index`` does one: the turns are read
+    a conversation at a time and every passage is embedded in one call, which the provider
+    batches by word pieces, so an import runs at the embedding model's own speed instead
+    of paying a task, three queries and a tiny batch per message. Returns the chunks written.
+    """
+    source = turn_source()
+    turns = source.turns(message_ids=message_ids)
+    if not turns:
+        return 0
+    provider = provider or get_embedding_provider()
+    plans = [(turn, chunk_message_text(turn.text, provider.token_offsets)) for turn in turns]
+    vectors = provider.embed_documents([chunk.text for _, chunks in plans for chunk in chunks])
+    rows: list[Chunk] = []
+    with transaction.atomic():
+        archived = source.lock_many(message_ids=[turn.message_id for turn in turns])
+        Chunk.objects.filter(message_id__in=list(archived)).delete()
+        position = 0
+        for turn, chunks in plans:
+            context = message_window_context(
+                speaker=turn.speaker,
+                created_at=turn.created_at,
+                previous=turn.previous_turn,
+                following=turn.following_turn,
+            )
+            for chunk in chunks:
+                vector = vectors[position]
+                position += 1
+                if turn.message_id not in archived:
+                    continue  # deleted meanwhile
+                rows.append(
+                    Chunk(
+                        message_id=turn.message_id,
+                        user_id=turn.user_id,
+                        project_id=turn.project_id,
+                        archived=archived[turn.message_id],
+                        chunk_index=chunk.index,
+                        text=chunk.text,
+                        context=context,
+                        start=chunk.start,
+                        end=chunk.end,
+                        embedding=vector,
+                        embedding_model=provider.name,
+                    )
+                )
+        Chunk.objects.bulk_create(rows, batch_size=500)
+    return len(rows)
