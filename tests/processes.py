@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from django.db import connection
@@ -77,3 +78,34 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):  # already gone
         os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def running_site(*, lifespan: bool = True) -> Iterator[int]:
+    """The site served by uvicorn as `make run` serves it (websockets, the ASGI lifespan
+    that the MCP server needs), on this test's database; yields its port."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--port",
+            str(port),
+            "--ws",
+            "websockets",
+            "--lifespan",
+            "on" if lifespan else "off",
+        ],
+        cwd=ROOT,
+        env=process_env(CAIRN_WARM_UP="0"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=20)

@@ -4,8 +4,6 @@ app served by uvicorn as `make run` serves it (issue 16)."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,7 +18,7 @@ from apps.claims.models import Claim, ClaimStatus
 from apps.claims.services import claim_create
 from apps.contexts.services import context_add_claims, context_create
 from tests.factories import UserFactory
-from tests.processes import ROOT, free_port, process_env, wait_for_port
+from tests.processes import running_site
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,29 +38,8 @@ TOOLS = {
 
 @pytest.fixture
 def site() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "config.asgi:application",
-            "--port",
-            str(port),
-            "--lifespan",
-            "on",
-        ],
-        cwd=ROOT,
-        env=process_env(CAIRN_WARM_UP="0"),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port)
+    with running_site() as port:
         yield f"http://127.0.0.1:{port}/mcp/"
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 def session(url: str, key: str, work: Any) -> Any:

@@ -8,8 +8,6 @@ real websocket client show which one the page gets.
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -18,38 +16,15 @@ from django.test import Client
 
 from apps.chat.services import conversation_create
 from tests.factories import UserFactory
-from tests.processes import ROOT, free_port, process_env, wait_for_port
+from tests.processes import running_site
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
 def site() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "config.asgi:application",
-            "--port",
-            str(port),
-            "--ws",
-            "websockets",
-            "--lifespan",
-            "off",
-        ],
-        cwd=ROOT,
-        env=process_env(CAIRN_WARM_UP="0"),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port)
+    with running_site() as port:
         yield f"ws://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 def close_code(url: str, cookie: str | None = None) -> int | None:
