@@ -6,6 +6,9 @@ from django.conf import settings
 from django.db import models
 
 
+EXPORT_SOURCE_NAMES = {"chatgpt": "ChatGPT", "claude": "Claude"}
+
+
 class Conversation(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user = models.ForeignKey(
@@ -39,6 +42,11 @@ class Conversation(models.Model):
 
     def __str__(self) -> str:
         return self.title or "Untitled conversation"
+
+    @property
+    def source_name(self) -> str:
+        """Where an imported conversation came from, as the vendor writes it."""
+        return EXPORT_SOURCE_NAMES.get(self.external_source, self.external_source)
 
 
 class Message(models.Model):
@@ -128,3 +136,7 @@ class ChatImport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.file_name} ({self.get_status_display()})"
+
+    @property
+    def source_name(self) -> str:
+        return EXPORT_SOURCE_NAMES.get(self.source, self.source)

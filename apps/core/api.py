@@ -13,6 +13,8 @@ from typing import Any
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
@@ -41,6 +43,7 @@ class BoundedLimitOffsetPagination(LimitOffsetPagination):
     max_limit = 200
 
 
+@extend_schema_field(OpenApiTypes.UUID)  # every user-owned object has a UUID key
 class OwnedPrimaryKeyField(serializers.PrimaryKeyRelatedField):  # type: ignore[type-arg]
     """The id of one of the requesting user's objects.
 

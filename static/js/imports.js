@@ -11,7 +11,8 @@
         data.conversations_created + " new)",
       data.messages_indexed + " of " + data.messages_stored + " messages searchable",
     ];
-    if (data.source) parts.push("from " + data.source.charAt(0).toUpperCase() + data.source.slice(1));
+    var names = { chatgpt: "ChatGPT", claude: "Claude" };
+    if (data.source) parts.push("from " + (names[data.source] || data.source));
     return parts.join(", ");
   }
 

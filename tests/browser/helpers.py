@@ -17,7 +17,9 @@ def log_in(page: Page, server: str, *, email: str) -> User:
     page.locator("#id_username").fill(user.email)
     page.locator("#id_password").fill(DEFAULT_PASSWORD)
     page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("link", name="Chat")).to_have_attribute("aria-current", "page")
+    expect(page.get_by_role("link", name="Chat", exact=True)).to_have_attribute(
+        "aria-current", "page"
+    )
     return user
 
 

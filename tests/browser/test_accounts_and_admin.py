@@ -29,7 +29,9 @@ def test_sign_up_lands_on_the_chat_page(page: Page, server: str, shot: Any) -> N
 
     sign_up(page, server)
 
-    expect(page.get_by_role("link", name="Chat")).to_have_attribute("aria-current", "page")
+    expect(page.get_by_role("link", name="Chat", exact=True)).to_have_attribute(
+        "aria-current", "page"
+    )
     shot("signed-up")
 
 

@@ -96,7 +96,7 @@ def test_an_uploaded_file_is_indexed_then_cited_in_an_answer(
     assert document.chunk_count > 1, "the file should span several passages"
     (passage,) = Chunk.objects.filter(document=document, text__contains="Marigold")
 
-    page.get_by_role("link", name="Chat").click()
+    page.get_by_role("link", name="Chat", exact=True).click()
     start_conversation(page)
     page.locator("#composer-input").fill(QUESTION)
     shot("question")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from apps.accounts.models import User
-from apps.chat.models import Conversation, Message
+from apps.chat.models import ChatImport, Conversation, Message
 from apps.chat.services import conversation_create, message_append
 from apps.claims.models import Claim, Entity, Tag
 from apps.claims.services import claim_create, entity_create, tag_create, tag_link_claims
@@ -64,6 +64,9 @@ def build_account(email: str, marker: str) -> Account:
     except ImportError:  # facts not installed in this build
         pass
     account.extra.update(_indexed_document(project, marker))
+    account.extra["imports"] = ChatImport.objects.create(
+        user=user, project=project, file_name=f"export-{marker}.zip", error=f"Failed {marker}"
+    )
     return account
 
 
