@@ -32,6 +32,7 @@ from apps.indexing.selectors import chunk_document_id
 
 from ..dedupe import claim_add_or_reinforce
 from ..prepare import passage_url
+from ..prompt import sanitize_memory_block, sanitize_memory_text
 from ..threads import in_worker_thread
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ class TurnTools:
         )
         number = self._register_claim(claim)
         verb = "Saved" if created else "Already known, reinforced"
-        return f"{verb}: #{claim.number} (@{claim.friendly_id}) {claim.statement} [{number}]"
+        return f"{verb}: #{claim.number} (@{claim.friendly_id}) {_safe(claim.statement)} [{number}]"
 
     def memory_update(self, data: MemoryUpdateInput) -> str:
         claim = claim_by_number(user=self.user, number=data.claim_number)
@@ -103,7 +104,7 @@ class TurnTools:
             claim_complete(claim=claim, action=data.action, note=data.note)
         claim.refresh_from_db()
         number = self._register_claim(claim)
-        return f"#{claim.number} is now {claim.status}: {claim.statement} [{number}]"
+        return f"#{claim.number} is now {claim.status}: {_safe(claim.statement)} [{number}]"
 
     def memory_search(self, data: MemorySearchInput) -> str:
         from apps.indexing.search import hybrid_search
@@ -121,7 +122,8 @@ class TurnTools:
                 claim = claims.get(hit.claim_id)
                 if claim is None:  # deleted since the search
                     continue
-                lines.append(f"[{self._register_claim(claim)}] #{claim.number} {claim.statement}")
+                number = self._register_claim(claim)
+                lines.append(f"[{number}] #{claim.number} {_safe(claim.statement)}")
             else:
                 number = self.registry.register(
                     hit.kind,
@@ -131,7 +133,7 @@ class TurnTools:
                     score=hit.vector_similarity,
                     url=passage_url(hit),
                 )
-                lines.append(f"[{number}] {hit.title}: {hit.excerpt}")
+                lines.append(f"[{number}] {_safe(hit.title, 200)}: {_safe(hit.excerpt)}")
         return "\n".join(lines)
 
     def _document_of(self, ref_id: str) -> str:
@@ -163,6 +165,14 @@ class TurnTools:
         window = text[data.offset : data.offset + READ_CHARS]
         more = len(text) > data.offset + READ_CHARS
         return (
-            f"[{number}] {title} (characters {data.offset}–{data.offset + len(window)} "
-            f"of {len(text)}{', more follows' if more else ''}):\n{window}"
+            f"[{number}] {_safe(title, 200)} (characters {data.offset}–"
+            f"{data.offset + len(window)} of {len(text)}{', more follows' if more else ''}):\n"
+            f"{sanitize_memory_block(window, max_chars_per_line=4000)}"
         )
+
+
+def _safe(text: str, limit: int = 1200) -> str:
+    """Stored text as the model reads it in a tool result: sanitised exactly as in the
+    system prompt, so a claim, passage or title cannot close the prompt's tags or pose as
+    instructions through a tool either (issue 17)."""
+    return sanitize_memory_text(text, max_chars=limit)
