@@ -5,7 +5,6 @@ import uuid
 from django.conf import settings
 from django.db import models
 
-
 EXPORT_SOURCE_NAMES = {"chatgpt": "ChatGPT", "claude": "Claude"}
 
 

@@ -355,3 +355,29 @@ def test_an_imported_conversation_says_it_is_searchable_in_the_api_and_on_its_pa
 
     assert (body["imported_from"], body["import_status"]) == ("claude", "searchable")
     assert "Imported from Claude · searchable" in page
+
+
+def test_a_large_export_is_stored_a_batch_per_task(
+    token_client: APIClient,
+    user: User,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    from apps.chat.exports import tasks
+
+    monkeypatch.setattr(tasks, "CONVERSATIONS_PER_TASK", 1)
+    queued: list[tuple[Any, ...]] = []
+    real_queue = tasks.queue_task
+    monkeypatch.setattr(
+        tasks, "queue_task", lambda *a, **k: (queued.append(a), real_queue(*a, **k))
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        accepted = _upload(token_client, zipped(chatgpt_export()), "export.zip")
+
+    status = token_client.get(f"/api/v1/imports/{accepted.json()['id']}/").json()
+    assert (status["status"], status["conversations_done"], status["messages_indexed"]) == (
+        "done",
+        2,
+        4,
+    )
+    assert [call[0] for call in queued].count("apps.chat.exports.tasks.chat_import_run") == 1

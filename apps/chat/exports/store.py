@@ -77,7 +77,6 @@ def chat_import_create(
             "apps.chat.exports.tasks.chat_import_run",
             str(chat_import.pk),
             task_name=f"import-{chat_import.pk}",
-            timeout=3600,
         )
     )
     return chat_import

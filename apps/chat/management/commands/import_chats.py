@@ -55,7 +55,7 @@ class Command(BaseCommand):
             )
         except ValidationError as error:
             raise CommandError("; ".join(error.messages)) from error
-        chat_import_run(str(chat_import.pk), index_inline=True)
+        chat_import_run(str(chat_import.pk), inline=True)
         chat_import.refresh_from_db()
         if chat_import.status == ChatImport.Status.FAILED:
             raise CommandError(chat_import.error)
