@@ -62,11 +62,10 @@ def message_get(*, user: User, message_id: uuid.UUID | str) -> Message:
 
 
 def conversation_import_state(*, conversation: Conversation) -> str | None:
-    """For an imported conversation: "searchable" once every imported message is indexed,
-    "indexing" before; None for a conversation that was not imported."""
+    """For an imported conversation (an export or a transcript): "searchable" once every
+    imported message is indexed, "indexing" before; None for one that was not imported.
+    Imported messages wait as "pending" (messages typed live say "accepted")."""
     if not conversation.external_source:
         return None
-    waiting = conversation.messages.filter(chat_import__isnull=False).exclude(
-        index_status="indexed"
-    )
+    waiting = conversation.messages.filter(index_status="pending")
     return "indexing" if waiting.exists() else "searchable"

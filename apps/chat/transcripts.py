@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils import timezone
 
+from apps.core.jobs import queue_task
 from apps.projects.models import Project
 
 from .models import Conversation, Message
@@ -18,6 +20,8 @@ from .services import conversation_create
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,8 @@ def transcript_import(
     conversation = conversation_create(
         user=user, project=project, title=title or "Imported conversation"
     )
+    # Marked as imported, so that its ``import_status`` says when it is searchable.
+    Conversation.objects.filter(pk=conversation.pk).update(external_source="transcript")
     now = timezone.now()
     messages = Message.objects.bulk_create(
         [
@@ -63,8 +69,15 @@ def transcript_import(
 
 
 def _index_all(message_ids: list[uuid.UUID]) -> None:
-    """One task for the whole transcript: its messages are embedded as one batch."""
-    from apps.indexing.services import messages_index_enqueue
-
-    status = messages_index_enqueue(message_ids=message_ids)
-    Message.objects.filter(pk__in=message_ids).update(index_status=status[:20])
+    """One task for the whole transcript: its messages are embedded as one batch, then
+    marked "indexed" (until then "pending")."""
+    try:
+        queue_task(
+            "apps.chat.exports.tasks.imported_messages_index",
+            [str(message_id) for message_id in message_ids],
+            task_name=f"index {len(message_ids)} imported messages",
+        )
+    except Exception as error:  # a broker that is down leaves them pending, and says so
+        logger.exception("could not queue the indexing of an imported transcript")
+        reason = f"failed: {error.__class__.__name__}"[:20]
+        Message.objects.filter(pk__in=message_ids).update(index_status=reason)

@@ -19,7 +19,6 @@ from .services import (
     claims_embed,
     documents_index,
     message_index,
-    messages_index,
     source_scan_run,
 )
 from .services.documents import IndexRun, documents_mark_failed, documents_mark_retrying
@@ -43,18 +42,6 @@ def index_message(message_id: str, attempt: int = 1) -> str:
     except Exception as error:  # recorded and retried; a task must not raise
         logger.exception("indexing message %s failed (attempt %d)", message_id, attempt)
         if schedule_retry("index_message", message_id, attempt=attempt):
-            return f"retrying: {_describe(error)}"
-        return f"failed: {_describe(error)}"
-    return f"{count} chunks"
-
-
-def index_messages(message_ids: list[str], attempt: int = 1) -> str:
-    """Several messages (a conversation's, imported) in one batch: ``messages_index``."""
-    try:
-        count = messages_index(message_ids=message_ids)
-    except Exception as error:  # recorded and retried; a task must not raise
-        logger.exception("indexing %d messages failed (attempt %d)", len(message_ids), attempt)
-        if schedule_retry("index_messages", message_ids, attempt=attempt):
             return f"retrying: {_describe(error)}"
         return f"failed: {_describe(error)}"
     return f"{count} chunks"

@@ -381,3 +381,28 @@ def test_a_large_export_is_stored_a_batch_per_task(
         4,
     )
     assert [call[0] for call in queued].count("apps.chat.exports.tasks.chat_import_run") == 1
+
+
+def test_a_transcript_import_says_when_it_is_searchable(
+    token_client: APIClient, user: User, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
+    turns = [
+        {"role": "user", "content": "We anchored off Vis.", "created_at": "2024-06-01T10:00:00Z"},
+        {
+            "role": "assistant",
+            "content": "Vis has a quiet bay.",
+            "created_at": "2024-06-01T10:01:00Z",
+        },
+    ]
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        created = token_client.post(
+            "/api/v1/conversations/import/", {"title": "Vis", "messages": turns}, format="json"
+        )
+    url = f"/api/v1/conversations/{created.json()['conversation']}/"
+    assert token_client.get(url).json()["import_status"] == "indexing"
+
+    for callback in callbacks:
+        callback()
+
+    assert token_client.get(url).json()["import_status"] == "searchable"
+    assert Message.objects.filter(conversation__user=user, index_status="indexed").count() == 2

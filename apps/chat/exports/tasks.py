@@ -81,9 +81,15 @@ def chat_import_run(chat_import_id: str, start: int = 0, *, inline: bool = False
     chat_import_finish_if_indexed(chat_import_id=chat_import_id)
 
 
-def chat_import_index(chat_import_id: str, message_ids: list[str]) -> None:
-    """Index one conversation's new messages in one batch, then count them as searchable."""
+def imported_messages_index(message_ids: list[str]) -> None:
+    """Index imported messages in one batch and mark them searchable (their conversation's
+    ``import_status`` reads it)."""
     messages_index(message_ids=message_ids)
     Message.objects.filter(pk__in=message_ids).update(index_status="indexed")
+
+
+def chat_import_index(chat_import_id: str, message_ids: list[str]) -> None:
+    """Index one conversation's new messages in one batch, then count them as searchable."""
+    imported_messages_index(message_ids)
     chat_import_progress(chat_import_id=chat_import_id, messages_indexed=len(message_ids))
     chat_import_finish_if_indexed(chat_import_id=chat_import_id)

@@ -9,7 +9,6 @@ from .messages import (
     message_index,
     message_index_enqueue,
     messages_index,
-    messages_index_enqueue,
 )
 from .scans import source_scan_run
 from .sources import (
@@ -39,7 +38,6 @@ __all__ = [
     "message_index",
     "message_index_enqueue",
     "messages_index",
-    "messages_index_enqueue",
     "source_create_folder",
     "source_delete",
     "source_ensure_upload",

@@ -38,19 +38,6 @@ def message_index_enqueue(*, message_id: uuid.UUID) -> str:
     return ACCEPTED
 
 
-def messages_index_enqueue(*, message_ids: Sequence[uuid.UUID | str]) -> str:
-    """Queue several messages (a transcript's, a conversation's) as one batch task:
-    ``"accepted"`` or ``"failed: <reason>"``, never raising, like ``message_index_enqueue``."""
-    ids = [str(message_id) for message_id in message_ids]
-    label = f"index {len(ids)} messages"
-    try:
-        enqueue_now("index_messages", ids, label=label)
-    except Exception as error:  # ORM or Redis broker errors alike
-        logger.exception("could not enqueue indexing of %d messages", len(ids))
-        return f"failed: {_reason(error)}"
-    return ACCEPTED
-
-
 def _enqueue_logged(message_id: str, label: str) -> None:
     try:
         enqueue_now("index_message", message_id, label=label)
