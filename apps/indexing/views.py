@@ -55,6 +55,12 @@ def _project(user: User, project_id: Any) -> Project:
     return project_chosen_or_personal(user=user, project_id=project_id)
 
 
+def _back_to_posted_project(request: HttpRequest, user: User) -> HttpResponse:
+    """After a form that did not validate: back to the project it named (unchecked: it is
+    only where to go, and the page scopes it), or to the Personal one."""
+    return _back(request.POST.get("project") or project_ensure_personal(user=user))
+
+
 def _back(project: Project | uuid.UUID | str) -> HttpResponse:
     project_id = project.pk if isinstance(project, Project) else project
     return redirect(f"{reverse('files:home')}?project={project_id}")
@@ -109,7 +115,7 @@ def upload(request: HttpRequest) -> HttpResponse:
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         messages.error(request, "Choose one or more files to upload.")
-        return _back(request.POST.get("project") or project_ensure_personal(user=user))
+        return _back_to_posted_project(request, user)
     project = project_get(user=user, project_id=form.cleaned_data["project"])
     try:
         results = documents_upload(project=project, files=form.cleaned_data["files"])
@@ -134,7 +140,7 @@ def folder_create(request: HttpRequest) -> HttpResponse:
     form = FolderSourceForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Give the folder's path.")
-        return _back(request.POST.get("project") or project_ensure_personal(user=user))
+        return _back_to_posted_project(request, user)
     data = dict(form.cleaned_data)
     project = project_get(user=user, project_id=data.pop("project"))
     try:
