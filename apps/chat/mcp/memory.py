@@ -27,8 +27,7 @@ from apps.facts.services import fact_store
 from apps.indexing.search import KINDS, hybrid_search
 from apps.indexing.selectors import document_text_for_user
 from apps.projects.models import Project
-from apps.projects.selectors import project_get
-from apps.projects.services import project_ensure_personal
+from apps.projects.services import project_chosen_or_personal
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -193,9 +192,9 @@ class UserMemory:
         return f"{result.outcome}: {result.fact.fact_key} = {_safe(result.fact.value_text, 300)}"
 
     def _project(self, project: str | None) -> Project:
-        if not project:
-            return project_ensure_personal(user=self.user)
         try:
-            return project_get(user=self.user, project_id=uuid.UUID(project))
+            return project_chosen_or_personal(
+                user=self.user, project_id=uuid.UUID(project) if project else None
+            )
         except (ValueError, Http404) as error:
             raise MemoryToolError(f"There is no project {project}.") from error
