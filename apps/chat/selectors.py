@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from django.db.models import Q, QuerySet
@@ -69,3 +70,14 @@ def conversation_import_state(*, conversation: Conversation) -> str | None:
         return None
     waiting = conversation.messages.filter(index_status="pending")
     return "indexing" if waiting.exists() else "searchable"
+
+
+def messages_as_evidence(
+    *, user: User, message_ids: Sequence[uuid.UUID]
+) -> dict[uuid.UUID, Message]:
+    """The user's messages among ``message_ids`` (role, status, time and text only), to
+    judge whether a search hit on each is evidence for an answer."""
+    messages = Message.objects.filter(pk__in=list(message_ids), conversation__user=user).only(
+        "id", "role", "status", "created_at", "content", "conversation_id"
+    )
+    return {message.pk: message for message in messages}

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from apps.indexing.turns import TurnToIndex
 
 from .models import Conversation, Message
+from .pipeline.sources import without_footer
 
 
 class ChatTurnSource:
@@ -22,7 +23,7 @@ class ChatTurnSource:
         following = siblings.filter(order__gt=message.order).order_by("order").first()
         return TurnToIndex(
             message_id=message.pk,
-            text=message.content,
+            text=without_footer(message.content),
             speaker=message.role,
             created_at=message.created_at,
             previous_turn=_shown(previous),
@@ -53,7 +54,7 @@ class ChatTurnSource:
                 found.append(
                     TurnToIndex(
                         message_id=message.pk,
-                        text=message.content,
+                        text=without_footer(message.content),
                         speaker=message.role,
                         created_at=message.created_at,
                         previous_turn=_shown(history[index - 1] if index > 0 else None),
@@ -90,4 +91,4 @@ class ChatTurnSource:
 def _shown(message: Message | None) -> str | None:
     if message is None or not message.content.strip():
         return None
-    return f"{message.role}: {message.content}"
+    return f"{message.role}: {without_footer(message.content)}"

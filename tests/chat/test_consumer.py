@@ -179,3 +179,22 @@ async def test_a_second_message_while_answering_is_refused_as_busy(settings: Any
     assert any(e["type"] == "error" and e["code"] == "busy" for e in events)
     await asyncio.sleep(0)
     await ws.disconnect()
+
+
+async def test_a_complete_answer_is_indexed_as_memory() -> None:
+    user, conversation = await _setup(prefer_morning="I prefer morning workouts")
+    ws = await connect(user, conversation.id)
+
+    await ws.send_json_to({"type": "message", "text": "When should I train? @prefer_morning"})
+    done = of_type(await events_until(ws, "done"), "done")[0]["message"]
+    await ws.disconnect()
+
+    @sync_to_async
+    def chunks_of_answer() -> list[str]:
+        from apps.indexing.models import Chunk
+
+        return list(Chunk.objects.filter(message_id=done["id"]).values_list("text", flat=True))
+
+    texts = await chunks_of_answer()
+    assert texts
+    assert "Sources:" not in " ".join(texts)  # the answer as written, without its footer

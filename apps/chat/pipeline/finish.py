@@ -14,6 +14,7 @@ from apps.chat.llm import LLMProvider
 from apps.chat.models import Message
 from apps.chat.pipeline.distill_align import align_answer
 from apps.chat.services import message_append
+from apps.indexing import services as indexing_services
 
 from .stream import StreamOutcome
 from .threads import in_worker_thread
@@ -81,6 +82,10 @@ def save_answer(
         if outcome.status in (Message.Status.COMPLETE, Message.Status.PARTIAL):
             user_message_id = prepared.user_message.id
             transaction.on_commit(lambda: _schedule_extraction(user_message_id, message.id))
+        if outcome.status == Message.Status.COMPLETE and answer.strip():
+            # Cairn's own answers are memory too ("what did you tell me about X?"); a failed
+            # or stopped one is not evidence and is never indexed (issue 17).
+            indexing_services.message_index_enqueue(message_id=message.pk)
     return message
 
 

@@ -9,8 +9,10 @@ instead of failing it.
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -22,8 +24,8 @@ from apps.chat.error_codes import ErrorCode
 from apps.chat.llm import ChatTurn
 from apps.chat.models import Conversation, Message
 from apps.chat.pipeline.prompt import ChunkLine, FactLine, MemoryLine, build_system_prompt
-from apps.chat.pipeline.sources import SourceRegistry
-from apps.chat.selectors import conversation_recent_messages
+from apps.chat.pipeline.sources import SourceRegistry, without_footer
+from apps.chat.selectors import conversation_recent_messages, messages_as_evidence
 from apps.chat.services import message_append
 from apps.contexts.reference_parser import ParsedReference, parse_references
 from apps.contexts.references import ReferenceResolution, resolve_parsed
@@ -154,25 +156,73 @@ def relevant_chunks(
     message: Message,
     query_vector: Vector | None = None,
 ) -> list[SearchHit]:
-    """Passages of files and past chats close enough to the question to be cited."""
+    """Passages of files and past chats close enough to the question to be cited, and
+    only those that are evidence (issue 17): never the turns the model already has as this
+    conversation's history, a bare question of the user's, or an answer that failed or
+    was stopped. Chat passages are titled by who said them and when."""
+    recent = [
+        m.pk
+        for m in conversation_recent_messages(conversation=conversation, limit=HISTORY_MESSAGES)
+    ]
     try:
         hits = index_search.hybrid_search(
             user=user,
             query=query,
             project=conversation.project,
             kinds=("document", "message"),
-            k=CHUNK_LIMIT * 2,
-            exclude_message_ids=(message.id,),
+            k=CHUNK_LIMIT * 3,
+            exclude_message_ids=(message.id, *recent),
             vector=query_vector,
         )
     except Exception:
         logger.exception("chunk search failed")
         return []
-    return [
+    close = [
         hit
         for hit in hits
         if hit.vector_similarity is not None and hit.vector_similarity >= CHUNK_CITE_SIMILARITY
-    ][:CHUNK_LIMIT]
+    ]
+    return evidence_only(user=user, hits=close)[:CHUNK_LIMIT]
+
+
+def evidence_only(*, user: User, hits: Sequence[SearchHit]) -> list[SearchHit]:
+    turns = messages_as_evidence(
+        user=user, message_ids=[hit.message_id for hit in hits if hit.message_id is not None]
+    )
+    kept = []
+    for hit in hits:
+        if hit.kind != "message" or hit.message_id is None:
+            kept.append(hit)
+            continue
+        turn = turns.get(hit.message_id)
+        if turn is None:
+            continue
+        if turn.role == Message.Role.ASSISTANT and turn.status != Message.Status.COMPLETE:
+            continue
+        if turn.role == Message.Role.USER and is_bare_question(hit.text):
+            continue
+        kept.append(replace(hit, title=turn_title(turn)))
+    return kept
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def is_bare_question(text: str) -> bool:
+    """Whether a passage only asks ("When is my dentist appointment?"): every sentence
+    of it is a question, so it holds nothing to cite."""
+    sentences = [part for part in _SENTENCE_END.split(text.strip()) if part.strip()]
+    return bool(sentences) and all(part.rstrip().endswith("?") for part in sentences)
+
+
+def turn_title(message: Message) -> str:
+    """ "You, 3 May: first words…" / "Cairn, 3 May: …": a chat source told apart by who
+    said it, when, and what."""
+    speaker = "You" if message.role == Message.Role.USER else "Cairn"
+    moment = timezone.localtime(message.created_at)
+    words = " ".join(without_footer(message.content).split())
+    opening = words if len(words) <= 60 else words[:59].rstrip() + "…"
+    return f"{speaker}, {moment.day} {moment:%b}: {opening}"
 
 
 def register_sources(

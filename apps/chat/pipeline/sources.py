@@ -155,7 +155,15 @@ class SourceRegistry:
         lines = [_footer_line(item) for item in items]
         # Two trailing spaces make a Markdown line break: with a bare newline the page
         # showed every source on one line.
-        return "\n\n---\n**Sources:**\n" + "  \n".join(lines)
+        return FOOTER_MARK + "  \n".join(lines)
+
+
+FOOTER_MARK = "\n\n---\n**Sources:**\n"
+
+
+def without_footer(content: str) -> str:
+    """An answer as it was written, without the sources footer appended to it."""
+    return content.split(FOOTER_MARK, 1)[0]
 
 
 def _cited_numbers(text: str) -> list[int]:
