@@ -14,28 +14,33 @@ from apps.chat.pipeline.prepare import is_bare_question, relevant_chunks
 from apps.indexing.models import Chunk
 from apps.indexing.services import message_index
 from apps.projects.models import Project
-from tests.indexing.conftest import conversation_with, project, real_provider  # noqa: F401 - fixtures
+from apps.projects.services import project_ensure_personal
+from tests.indexing.conftest import conversation_with, real_provider  # noqa: F401 - fixture
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("real_provider")]
+
+
+@pytest.fixture
+def home(user: User) -> Project:
+    return project_ensure_personal(user=user)
+
 
 QUESTION = "When is my dentist appointment?"
 
 
-def _indexed(
-    user: User, project: Project, turns: list[tuple[str, str]], **kw: Any
-) -> list[Message]:
-    _, messages = conversation_with(user, project, turns, **kw)
+def _indexed(user: User, home: Project, turns: list[tuple[str, str]], **kw: Any) -> list[Message]:
+    _, messages = conversation_with(user, home, turns, **kw)
     for message in messages:
         message_index(message_id=message.pk)
     return messages
 
 
 def test_only_evidence_is_offered_and_answers_are_titled_by_who_said_them(
-    user: User, project: Project
+    user: User, home: Project
 ) -> None:
     asked, answered, failed = _indexed(
         user,
-        project,
+        home,
         [
             ("user", QUESTION),
             ("assistant", "Your dentist appointment is on 3 May at 10:00 with Dr Ivić."),
@@ -45,7 +50,7 @@ def test_only_evidence_is_offered_and_answers_are_titled_by_who_said_them(
     )
     Message.objects.filter(pk=failed.pk).update(status=Message.Status.FAILED)
     current_conversation, (recent, current) = conversation_with(
-        user, project, [("user", "Dentist appointment: bring the X-rays."), ("user", QUESTION)]
+        user, home, [("user", "Dentist appointment: bring the X-rays."), ("user", QUESTION)]
     )
     message_index(message_id=recent.pk)
 
@@ -76,11 +81,11 @@ def test_a_bare_question_is_only_questions(text: str, bare: bool) -> None:
     assert is_bare_question(text) is bare
 
 
-def test_a_saved_answer_is_indexed_without_its_sources_footer(user: User, project: Project) -> None:
+def test_a_saved_answer_is_indexed_without_its_sources_footer(user: User, home: Project) -> None:
     from apps.chat.pipeline.sources import FOOTER_MARK
 
     (answer,) = _indexed(
-        user, project, [("assistant", "Mornings suit you [1]." + FOOTER_MARK + "[1] a claim")]
+        user, home, [("assistant", "Mornings suit you [1]." + FOOTER_MARK + "[1] a claim")]
     )
 
     (chunk,) = Chunk.objects.filter(message=answer)
