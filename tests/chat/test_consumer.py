@@ -198,3 +198,19 @@ async def test_a_complete_answer_is_indexed_as_memory() -> None:
     texts = await chunks_of_answer()
     assert texts
     assert "Sources:" not in " ".join(texts)  # the answer as written, without its footer
+
+
+async def test_a_ranked_statement_of_no_known_list_says_it_was_not_saved() -> None:
+    user, conversation = await _setup()
+    ws = await connect(user, conversation.id)
+
+    await ws.send_json_to({"type": "message", "text": "make BTC my #1"})
+    events = await events_until(ws, "done")
+    await ws.disconnect()
+
+    ack = of_type(events, "ack")[0]
+    assert ack["facts"]["stored"] == 0
+    assert ack["facts"]["unresolved"] == ["#1 BTC"]
+    assert any(
+        notice.startswith("Not saved: #1 BTC — which list is it?") for notice in ack["notices"]
+    )

@@ -111,8 +111,18 @@ def persist_facts(
         stored=result.stored,
         updated=result.updated,
         ambiguous_topics=tuple(result.ambiguous_topics),
+        unresolved=tuple(result.unresolved),
     )
     return counts, [tuple(span) for span in result.rank_spans]  # type: ignore[misc]
+
+
+def unresolved_notice(item: str) -> str:
+    """What the chat says of a ranked item no list could take ("#1 BTC")."""
+    rank, _, value = item.partition(" ")
+    return (
+        f"Not saved: {item} — which list is it? Say, for example, "
+        f"\u201cmy {rank} crypto is {value}\u201d or \u201cmy {rank} book is {value}\u201d."
+    )
 
 
 def enqueue_indexing(*, message: Message) -> str:
@@ -357,6 +367,7 @@ def prepare_turn(
         updated=fact_counts.updated,
         retrieved=topic_count,
         ambiguous_topics=fact_counts.ambiguous_topics,
+        unresolved=fact_counts.unresolved,
     )
     chunks = chunks_found()
     registry, fact_lines, chunk_lines = register_sources(memory=memory, facts=facts, chunks=chunks)
@@ -369,6 +380,7 @@ def prepare_turn(
         now=now or timezone.now(),
     )
     notices = [r.message for r in resolutions if r.message]
+    notices += [unresolved_notice(item) for item in fact_counts.unresolved]
     return PreparedTurn(
         conversation=conversation,
         user_message=message,

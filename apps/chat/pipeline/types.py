@@ -63,6 +63,7 @@ class FactCounts:
     updated: int = 0
     retrieved: int = 0
     ambiguous_topics: tuple[str, ...] = ()
+    unresolved: tuple[str, ...] = ()  # ranked items of no known list: not saved
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +71,7 @@ class FactCounts:
             "updated": self.updated,
             "retrieved": self.retrieved,
             "ambiguous_topics": list(self.ambiguous_topics),
+            "unresolved": list(self.unresolved),
         }
 
 

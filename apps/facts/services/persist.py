@@ -45,6 +45,9 @@ class FactsPersistResult:
     unchanged: int = 0
     keys: tuple[str, ...] = ()
     ambiguous_topics: tuple[str, ...] = ()
+    # Ranked items that belong to no list Cairn can tell ("make BTC my #1" with no lists
+    # yet), as "#1 BTC": nothing was stored for them, and the chat says so (issue 17).
+    unresolved: tuple[str, ...] = ()
     rank_spans: tuple[Span, ...] = ()
     truncated: bool = False
     facts: tuple[ProjectFact, ...] = field(default=(), repr=False)
@@ -78,10 +81,18 @@ def facts_persist(
         recent_topic=recent,
         explicit_topic=explicit_topic,
     )
+    unresolved = (
+        ()
+        if extraction.ambiguous_topics
+        else tuple(
+            f"#{candidate.rank} {candidate.value}" for candidate in extraction.unresolved_ranks
+        )
+    )
     base = FactsPersistResult(
         ambiguous_topics=extraction.ambiguous_topics,
         rank_spans=extraction.rank_spans,
         truncated=extraction.truncated,
+        unresolved=unresolved,
     )
     writes = [write for fact in extraction.facts if (write := _as_write(fact)) is not None]
     if extraction.ambiguous_topics or not writes:
@@ -105,6 +116,7 @@ def facts_persist(
         rank_spans=base.rank_spans,
         truncated=base.truncated,
         facts=tuple(r.fact for r in written),
+        unresolved=unresolved,
     )
 
 
