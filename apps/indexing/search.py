@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from pgvector.django import CosineDistance
+
 from apps.claims.models import Claim
 from apps.core.concurrency import run_beside
 
@@ -88,6 +90,7 @@ class Rankings:
     vector: list[Candidate]
     turns: list[Candidate]
     windows: list[Candidate]
+    query_vector: Vector | None = None
 
     def fused(self, fusion: Fusion, depth: int | None = None) -> list[tuple[Candidate, float]]:
         """Fused by ``fusion``, each list cut to ``depth`` when given."""
@@ -139,7 +142,27 @@ def hybrid_search(
         exclude_message_ids=exclude_message_ids,
         vector=vector,
     )
-    return _hits(rankings.fused(FUSION)[: _clamp(k)], rankings.vector, rankings.text())
+    fused = rankings.fused(FUSION)[: _clamp(k)]
+    return _hits(fused, [*rankings.vector, *_similarities(fused, rankings)], rankings.text())
+
+
+def _similarities(fused: Sequence[tuple[Candidate, float]], rankings: Rankings) -> list[Candidate]:
+    """The cosine similarity of the hits found by words alone, so that every hit has one
+    and a caller's cite threshold applies to all alike (issue 17): a passage that only
+    shares a word with the question is not cited for it."""
+    if rankings.query_vector is None:
+        return []
+    known = {(c.kind, c.id) for c in rankings.vector}
+    missing = [c for c, _ in fused if (c.kind, c.id) not in known]
+    found: list[Candidate] = []
+    for kind, model in (("claim", Claim), ("chunk", Chunk)):
+        ids = [str(c.id) for c in missing if c.kind == kind]
+        if ids:
+            rows = model.objects.filter(pk__in=ids, embedding__isnull=False).annotate(
+                similarity=1 - CosineDistance("embedding", rankings.query_vector)
+            )
+            found += [Candidate(kind, row.pk, float(row.similarity)) for row in rows]
+    return found
 
 
 def hybrid_rankings(
@@ -162,7 +185,7 @@ def hybrid_rankings(
     with search_session([scope.kind for scope in scopes]):
         by_vector = nearest(scopes, vector, depth, _plan(user, project, kinds))
     by_text = text_result()
-    return Rankings(by_vector, by_text.turns, by_text.windows)
+    return Rankings(by_vector, by_text.turns, by_text.windows, query_vector=vector)
 
 
 def vector_search(

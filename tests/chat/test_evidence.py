@@ -90,3 +90,40 @@ def test_a_saved_answer_is_indexed_without_its_sources_footer(user: User, home: 
 
     (chunk,) = Chunk.objects.filter(message=answer)
     assert chunk.text == "Mornings suit you [1]."
+
+
+def test_every_hit_has_its_similarity_and_one_threshold_rules_every_kind(
+    user: User, home: Project, settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    from apps.chat.pipeline.memory import auto_claims
+    from apps.chat.pipeline.sources import SourceRegistry
+    from apps.chat.pipeline.tools.executor import TurnTools
+    from apps.chat.pipeline.tools.schemas import MemorySearchInput
+    from apps.claims.services import claim_create
+    from apps.indexing.search import hybrid_search
+
+    with django_capture_on_commit_callbacks(execute=True):  # embedded, as by the worker
+        claim_create(user=user, statement="Zebrafish Xyloquartz sits in the garage")
+    conversation, (question, *_) = conversation_with(user, home, [("user", "Xyloquartz?")])
+    _indexed(user, home, [("assistant", "Xyloquartz was delivered on Monday.")])
+    query = "where is the Xyloquartz"
+
+    hits = hybrid_search(user=user, query=query)
+    assert hits
+    assert all(hit.vector_similarity is not None for hit in hits)  # word-only ones too
+
+    settings.CAIRN_CITE_THRESHOLD = 0.99
+    tools = TurnTools(user=user, message=question, registry=SourceRegistry())
+    assert auto_claims(user, query, None) == []
+    assert (
+        relevant_chunks(user=user, conversation=conversation, query=query, message=question) == []
+    )
+    assert (
+        tools.memory_search(MemorySearchInput(query=query, limit=5)) == "Nothing in memory matches."
+    )
+
+    settings.CAIRN_CITE_THRESHOLD = -1.0
+    assert [claim.statement for claim, _ in auto_claims(user, query, None)] == [
+        "Zebrafish Xyloquartz sits in the garage"
+    ]
+    assert relevant_chunks(user=user, conversation=conversation, query=query, message=question)

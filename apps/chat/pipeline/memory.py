@@ -13,6 +13,8 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from django.conf import settings
+
 from apps.chat.models import Conversation
 from apps.chat.pipeline.prompt import format_memory_line
 from apps.claims.selectors import (
@@ -36,7 +38,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_MEMORY_TOKEN_BUDGET = 3000
 AUTO_LIMIT = 8
 # Cosine similarity an AUTO claim needs to be worth the model's attention (seeds/004).
-AUTO_MIN_SIMILARITY = 0.3
 
 
 def estimate_tokens(text: str) -> int:
@@ -61,7 +62,8 @@ def auto_claims(
         hit
         for hit in hits
         if hit.claim_id
-        and (hit.vector_similarity is None or hit.vector_similarity >= AUTO_MIN_SIMILARITY)
+        and hit.vector_similarity is not None
+        and hit.vector_similarity >= settings.CAIRN_CITE_THRESHOLD
     ]
     claims = claims_usable_lean(user=user, ids=[hit.claim_id for hit in relevant])  # type: ignore[misc]
     scores = {hit.claim_id: hit.vector_similarity for hit in relevant}

@@ -16,6 +16,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -55,8 +56,6 @@ logger = logging.getLogger(__name__)
 
 HISTORY_MESSAGES = 20
 CHUNK_LIMIT = 6
-# A chunk is cited only when it is this close to the question (cosine, seeds/004).
-CHUNK_CITE_SIMILARITY = 0.3
 
 
 def validate_request(request: TurnRequest) -> TurnRequest:
@@ -190,7 +189,8 @@ def relevant_chunks(
     close = [
         hit
         for hit in hits
-        if hit.vector_similarity is not None and hit.vector_similarity >= CHUNK_CITE_SIMILARITY
+        if hit.vector_similarity is not None
+        and hit.vector_similarity >= settings.CAIRN_CITE_THRESHOLD
     ]
     return evidence_only(user=user, hits=close)[:CHUNK_LIMIT]
 

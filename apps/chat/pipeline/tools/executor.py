@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
@@ -109,7 +110,12 @@ class TurnTools:
     def memory_search(self, data: MemorySearchInput) -> str:
         from apps.indexing.search import hybrid_search
 
-        hits = hybrid_search(user=self.user, query=data.query, k=data.limit)
+        hits = [
+            hit
+            for hit in hybrid_search(user=self.user, query=data.query, k=data.limit)
+            if hit.vector_similarity is not None
+            and hit.vector_similarity >= settings.CAIRN_CITE_THRESHOLD
+        ]
         if not hits:
             return "Nothing in memory matches."
         claims = claims_by_id(
