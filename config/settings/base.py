@@ -234,6 +234,8 @@ CAIRN_ALIGNMENT_REVIEW = env.bool("CAIRN_ALIGNMENT_REVIEW", default=True)
 # cited, whichever way it was found (seeds/004): automatic memory, the turn's passages and
 # memory_search results alike.
 CAIRN_CITE_THRESHOLD = env.float("CAIRN_CITE_THRESHOLD", default=0.3)
+# At most this many claims from one referenced context (or entity, tag, domain), newest first.
+CAIRN_REFERENCE_CLAIM_LIMIT = env.int("CAIRN_REFERENCE_CLAIM_LIMIT", default=60)
 CAIRN_DISTILL_MEMORY = env.bool("CAIRN_DISTILL_MEMORY", default=False)
 CAIRN_DISTILL_MIN_LINES = env.int("CAIRN_DISTILL_MIN_LINES", default=12)
 CAIRN_OFFLINE_WORD_DELAY = env.float("CAIRN_OFFLINE_WORD_DELAY", default=0.02)

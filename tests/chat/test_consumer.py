@@ -214,3 +214,35 @@ async def test_a_ranked_statement_of_no_known_list_says_it_was_not_saved() -> No
     assert any(
         notice.startswith("Not saved: #1 BTC — which list is it?") for notice in ack["notices"]
     )
+
+
+async def test_a_big_referenced_context_brings_its_newest_claims_and_says_so(
+    settings: Any,
+) -> None:
+    settings.CAIRN_REFERENCE_CLAIM_LIMIT = 2
+    user, conversation = await _setup()
+
+    @sync_to_async
+    def tree() -> None:
+        from apps.contexts.services import context_add_claims, context_create
+
+        context = context_create(user=user, name="Boat", friendly_id="boat_context")
+        claims = [claim_create(user=user, statement=f"Boat fact number {n}") for n in range(5)]
+        context_add_claims(context=context, claims=claims)
+
+    await tree()
+    ws = await connect(user, conversation.id)
+    await ws.send_json_to({"type": "message", "text": "What about @boat_context?"})
+    events = await events_until(ws, "done")
+    await ws.disconnect()
+
+    ack = of_type(events, "ack")[0]
+    referenced = [
+        item
+        for item in of_type(events, "memory")[0]["items"]
+        if item["label"].startswith("REFERENCED")
+    ]
+    assert len(referenced) == 2
+    assert "@boat_context holds 5 claims: the newest 2 were used, 3 left out." in " ".join(
+        ack["notices"]
+    )

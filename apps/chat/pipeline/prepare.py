@@ -115,6 +115,27 @@ def persist_facts(
     return counts, [tuple(span) for span in result.rank_spans]  # type: ignore[misc]
 
 
+def capped_resolutions(
+    resolutions: Sequence[ReferenceResolution],
+) -> tuple[list[ReferenceResolution], list[str]]:
+    """A referenced context, entity, tag or domain brings at most
+    ``CAIRN_REFERENCE_CLAIM_LIMIT`` claims, the newest (resolution lists them newest
+    first), so one big tree cannot overflow the model's window; a notice says how many
+    were left out (issue 17)."""
+    limit = settings.CAIRN_REFERENCE_CLAIM_LIMIT
+    kept, notices = [], []
+    for resolution in resolutions:
+        total = len(resolution.claims)
+        if total > limit:
+            resolution = replace(resolution, claims=resolution.claims[:limit])
+            notices.append(
+                f"@{resolution.identifier} holds {total} claims: the newest {limit} were used, "
+                f"{total - limit} left out. Reference a smaller context, or the claims you need."
+            )
+        kept.append(resolution)
+    return kept, notices
+
+
 def unresolved_notice(item: str) -> str:
     """What the chat says of a ranked item no list could take ("#1 BTC")."""
     rank, _, value = item.partition(" ")
@@ -333,9 +354,9 @@ def prepare_turn(
     # A rank wins over a claim number (DESIGN §5): "#1" in "my #1 crypto" is not claim 1.
     parsed = parse_references(request.text, ranks=rank_spans)
     record_references(message=message, references=parsed.references)
-    resolutions: list[ReferenceResolution] = [
-        resolve_parsed(user, ref) for ref in parsed.references
-    ]
+    resolutions, capped = capped_resolutions(
+        [resolve_parsed(user, ref) for ref in parsed.references]
+    )
     index_status = enqueue_indexing(message=message)
     query = parsed.clean_text or request.text
     query_vector = early_vector()
@@ -380,6 +401,7 @@ def prepare_turn(
         now=now or timezone.now(),
     )
     notices = [r.message for r in resolutions if r.message]
+    notices += capped
     notices += [unresolved_notice(item) for item in fact_counts.unresolved]
     return PreparedTurn(
         conversation=conversation,
