@@ -81,3 +81,21 @@ def messages_as_evidence(
         "id", "role", "status", "created_at", "content", "conversation_id"
     )
     return {message.pk: message for message in messages}
+
+
+def message_surroundings(
+    *, user: User, message_id: uuid.UUID, before: int = 3, after: int = 3
+) -> list[Message]:
+    """The user's message with the turns around it, in order (a past chat read on)."""
+    message = Message.objects.filter(pk=message_id, conversation__user=user).first()
+    if message is None:
+        return []
+    return list(
+        Message.objects.filter(
+            conversation_id=message.conversation_id,
+            order__gte=message.order - before,
+            order__lte=message.order + after,
+        )
+        .exclude(status=Message.Status.FAILED)
+        .order_by("order")
+    )

@@ -117,3 +117,14 @@ def document_text_for_user(*, user: User, key: uuid.UUID | str) -> tuple[str, st
         if len(text) < end:  # never shorter than the chunk says
             text += " " * (end - len(text))
     return document.path, text, str(document.pk)
+
+
+def chunk_message_id(*, user: User, chunk_id: int) -> uuid.UUID | None:
+    """The chat message of the user's passage ``chunk_id``; None for a file's passage,
+    another user's or one that is gone."""
+    message_id: uuid.UUID | None = (
+        Chunk.objects.filter(user=user, pk=chunk_id, message__isnull=False)
+        .values_list("message_id", flat=True)
+        .first()
+    )
+    return message_id

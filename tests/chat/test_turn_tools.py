@@ -107,3 +107,52 @@ def test_tool_results_are_sanitised_like_the_system_prompt(
         assert "</memory>" not in result
         assert "＜/documents＞" not in result  # look-alike brackets too
         assert QUOTED_MARKER in result
+
+
+def test_each_tool_does_what_its_description_invites(
+    tools: TurnTools, django_capture_on_commit_callbacks: Any
+) -> None:
+    from apps.chat.pipeline.tools.schemas import (
+        MEMORY_SEARCH,
+        MEMORY_UPDATE,
+        READ_DOCUMENT,
+        MemoryUpdateInput,
+    )
+    from apps.claims.models import Claim, ClaimStatus
+    from apps.claims.services import claim_create
+    from apps.indexing.services import message_index
+    from tests.indexing.conftest import conversation_with
+
+    # memory_search promises claims, files and past chats, and says facts are elsewhere
+    assert "facts are not searched" in MEMORY_SEARCH.description.lower()
+    # read_document promises a past chat turn with the turns around it
+    _, (_, answered, _) = conversation_with(
+        tools.user,
+        project_ensure_personal(user=tools.user),
+        [
+            ("user", "Which mooring did we book in Vis?"),
+            ("assistant", "The Marigold booked buoy 14 in Vis harbour for 12 June."),
+            ("user", "Thanks, noted."),
+        ],
+        title="Vis trip",
+    )
+    message_index(message_id=answered.pk)
+    hits = hybrid_search(user=tools.user, query="buoy booked in Vis harbour", kinds=("message",))
+    registry, _, _ = register_sources(memory=[], facts=[], chunks=hits[:1])
+    tools.registry = registry
+    assert "past chat" in READ_DOCUMENT.description
+    chat = tools.read_document(ReadDocumentInput(source_number=1))
+    assert chat.startswith("Chat “Vis trip”, turns 1–3:")
+    assert "Cairn, " in chat
+    assert "buoy 14" in chat
+    assert "Which mooring did we book in Vis?" in chat
+    # memory_update's 'edit' keeps the old version as history, as it says
+    assert "old version is kept as history" in MEMORY_UPDATE.description
+    with django_capture_on_commit_callbacks(execute=True):
+        old = claim_create(user=tools.user, statement="The Marigold is blue")
+    tools.memory_update(
+        MemoryUpdateInput(claim_number=old.number, action="edit", statement="The Marigold is red")
+    )
+    old.refresh_from_db()
+    assert old.status == ClaimStatus.SUPERSEDED
+    assert Claim.objects.get(supersedes=old).statement == "The Marigold is red"

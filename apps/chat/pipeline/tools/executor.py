@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils import timezone
 
 from apps.chat.llm import ToolCall, ToolResult
 from apps.chat.models import Message
-from apps.chat.pipeline.sources import SourceRegistry
+from apps.chat.pipeline.sources import SourceRegistry, without_footer
 from apps.chat.pipeline.tools.schemas import (
     MemoryAddInput,
     MemorySearchInput,
@@ -26,10 +27,11 @@ from apps.chat.pipeline.tools.schemas import (
     ToolInputError,
     parse_tool_input,
 )
+from apps.chat.selectors import message_surroundings
 from apps.claims.models import Claim, ClaimOrigin
 from apps.claims.selectors import claim_by_number, claims_by_id
-from apps.claims.services import claim_complete, claim_retract, claim_update
-from apps.indexing.selectors import chunk_document_id
+from apps.claims.services import claim_complete, claim_retract, claim_supersede
+from apps.indexing.selectors import chunk_document_id, chunk_message_id
 
 from ..dedupe import claim_add_or_reinforce
 from ..prepare import passage_url
@@ -100,7 +102,8 @@ class TurnTools:
         elif data.action == "edit":
             if not data.statement:
                 raise ToolInputError("An edit needs the new statement.")
-            claim_update(claim=claim, statement=data.statement)
+            # As the description promises: a new claim replaces it, the old one is history.
+            claim = claim_supersede(claim=claim, statement=data.statement)
         else:
             claim_complete(claim=claim, action=data.action, note=data.note)
         claim.refresh_from_db()
@@ -142,6 +145,16 @@ class TurnTools:
                 lines.append(f"[{number}] {_safe(hit.title, 200)}: {_safe(hit.excerpt)}")
         return "\n".join(lines)
 
+    def _read_chat(self, ref_id: str) -> str:
+        """A past chat turn a source points at, with the turns around it."""
+        message_id = chunk_message_id(user=self.user, chunk_id=int(ref_id))
+        turns = message_surroundings(user=self.user, message_id=message_id) if message_id else []
+        if not turns:
+            raise ToolInputError("That chat passage is no longer indexed.")
+        title = turns[0].conversation.title or "Untitled conversation"
+        lines = "\n".join(_chat_line(turn) for turn in turns)
+        return f"Chat “{_safe(title, 200)}”, turns {turns[0].order}–{turns[-1].order}:\n{lines}"
+
     def _document_of(self, ref_id: str) -> str:
         """A ``document`` source is a whole document (its UUID, registered by this tool) or
         one passage of it (a chunk id, registered by the turn's search): either way, the
@@ -161,8 +174,12 @@ class TurnTools:
         document_id = data.document_id
         if data.source_number is not None:
             item = self.registry.get(data.source_number)
+            if item is not None and item.kind == "message":
+                return self._read_chat(item.ref_id)
             if item is None or item.kind != "document":
-                raise ToolInputError(f"[{data.source_number}] is not a document of this turn.")
+                raise ToolInputError(
+                    f"[{data.source_number}] is not a file or past chat of this turn."
+                )
             document_id = self._document_of(item.ref_id)
         if not document_id:
             raise ToolInputError("Name the document by its source number or id.")
@@ -175,6 +192,12 @@ class TurnTools:
             f"{data.offset + len(window)} of {len(text)}{', more follows' if more else ''}):\n"
             f"{sanitize_memory_block(window, max_chars_per_line=4000)}"
         )
+
+
+def _chat_line(message: Message) -> str:
+    speaker = "You" if message.role == Message.Role.USER else "Cairn"
+    when = timezone.localtime(message.created_at)
+    return f"{speaker}, {when.day} {when:%b %Y}: {_safe(without_footer(message.content), 4000)}"
 
 
 def _safe(text: str, limit: int = 1200) -> str:

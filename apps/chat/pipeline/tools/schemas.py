@@ -70,7 +70,7 @@ MEMORY_UPDATE = ToolSpec(
         "Change an existing memory by its claim number (the #N on its memory line): "
         "'complete' a goal or task, 'tick_off' a shopping item that was bought, "
         "'retract' a memory that is no longer true, or 'edit' it with a corrected "
-        "statement (the old version is kept as history)."
+        "statement (a new memory replaces it; the old version is kept as history)."
     ),
     input_schema={
         "type": "object",
@@ -91,8 +91,10 @@ MEMORY_UPDATE = ToolSpec(
 MEMORY_SEARCH = ToolSpec(
     name="memory_search",
     description=(
-        "Search the user's memories, facts, files and past chats when what you were given "
-        "does not answer the question. Results come back numbered [N] for citing."
+        "Search the user's saved memories (claims), indexed files and past chats, by meaning "
+        "and by words, when what you were given does not answer the question. Project facts "
+        "are not searched here: the relevant ones are already in your facts section. Only "
+        "results close enough to the query come back, numbered [N] for citing."
     ),
     input_schema={
         "type": "object",
@@ -107,8 +109,10 @@ MEMORY_SEARCH = ToolSpec(
 READ_DOCUMENT = ToolSpec(
     name="read_document",
     description=(
-        "Read more of a document or past chat that a source points at. Give the source "
-        "number [N] of one of its chunks, or a document id from a search result."
+        "Read more of a file or a past chat that a source points at: give the source number "
+        "[N] of a file passage (the file is read from `offset`, 12,000 characters at a "
+        "time) or of a past chat turn (that turn with the three turns before and after "
+        "it), or a document id from a search result."
     ),
     input_schema={
         "type": "object",
