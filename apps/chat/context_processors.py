@@ -9,4 +9,8 @@ from apps.chat.llm.factory import provider_description
 
 
 def llm_provider(request: HttpRequest) -> dict[str, object]:
-    return {"llm_provider": SimpleLazyObject(provider_description)}
+    return {
+        "llm_provider": SimpleLazyObject(provider_description),
+        # The chat page's banner says this once, instead of every offline answer.
+        "llm_offline": SimpleLazyObject(lambda: provider_description().startswith("The offline")),
+    }

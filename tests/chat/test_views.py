@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -382,3 +383,21 @@ def test_save_as_memory_without_script(
         message,
     )
     assert f"Saved as memory #{claim.number}" in response.content.decode()
+
+
+def test_the_offline_provider_is_announced_once_per_conversation_by_a_banner(
+    client: Any, user: Any, settings: Any
+) -> None:
+    from apps.chat.services import conversation_create
+
+    settings.ANTHROPIC_API_KEY = ""
+    settings.CAIRN_LLM_BASE_URL = ""
+    conversation = conversation_create(user=user)
+    client.force_login(user)
+
+    offline = client.get(f"/c/{conversation.pk}/").content.decode()
+    settings.ANTHROPIC_API_KEY = "sk-ant-test-key"
+    online = client.get(f"/c/{conversation.pk}/").content.decode()
+
+    assert "Cairn is running offline" in offline
+    assert "Cairn is running offline" not in online

@@ -33,7 +33,6 @@ from apps.chat.pipeline.sources import SourceItem
 from apps.chat.pipeline.tools.schemas import MEMORY_ADD
 
 OFFLINE_MODEL = "offline"
-OFFLINE_NOTICE = "I'm running offline (no Anthropic API key is set)"
 _REMEMBER = re.compile(
     r"^\s*(?:please\s+)?(?:remember|note|save)(?:\s+that)?[\s:,]+(?P<statement>.+?)\s*$",
     re.IGNORECASE | re.DOTALL,
@@ -55,6 +54,9 @@ _STOPWORDS = frozenset(
     }
 )
 _EXCERPT_CHARS = 220
+# A source that shares no word with the question is still shown when its meaning is this
+# close (cosine); the pipeline's cite threshold has already dropped the distant ones.
+CLOSE_BY_MEANING = 0.45
 
 
 class OfflineProvider:
@@ -138,26 +140,50 @@ class OfflineProvider:
 def compose_offline_reply(
     question: str, sources: Sequence[SourceItem], *, max_sources: int = 5
 ) -> str:
-    """A short, cited answer built only from the turn's sources."""
+    """A short, cited answer built only from the turn's sources: those that share a word
+    with the question, or that the user chose (referenced, attached, pinned: no score),
+    best first, one plain sentence each. That Cairn runs offline is said once, by the
+    chat page's banner, not in every answer (issue 17)."""
     asked = " ".join(question.split())
     if len(asked) > 160:
         asked = asked[:159].rstrip() + "…"
-    if not sources:
-        understood = f"I understood your message as: “{asked}”." if asked else ""
-        return (
-            f"{OFFLINE_NOTICE}, so I can't write a full answer. {understood} "
-            "Nothing in your saved memory or files matched it yet; "
-            "add knowledge on the Knowledge page or say “remember that …”."
-        ).replace("  ", " ")
     terms = _terms(asked)
-    ranked = sorted(sources, key=lambda item: (-_overlap(terms, item), item.number))
+    relevant = [
+        item
+        for item in sources
+        if item.score is None or item.score >= CLOSE_BY_MEANING or _overlap(terms, item) > 0
+    ]
+    ranked = sorted(
+        relevant, key=lambda item: (-_overlap(terms, item), -(item.score or 0.0), item.number)
+    )
     chosen = ranked[:max_sources]
-    lines = [f"- {_describe(item, terms)} [{item.number}]" for item in chosen]
-    intro = f"{OFFLINE_NOTICE}, so here is what your memory holds"
-    intro += f" for “{asked}”:" if asked else ":"
-    more = len(sources) - len(chosen)
-    outro = [f"\n({more} more source{'s' if more != 1 else ''} not shown.)"] if more > 0 else []
-    return "\n".join([intro, "", *lines, *outro])
+    if not chosen:
+        about = f" about “{asked}”" if asked else ""
+        return (
+            f"I found nothing{about} in your memory or files yet. Add it on the Knowledge "
+            "page, upload a file, or tell me “remember that …”."
+        )
+    sentences = [f"{_sentence(item, terms)} [{item.number}]." for item in chosen]
+    more = len(relevant) - len(chosen)
+    if more > 0:
+        sentences.append(f"({more} more source{'s' if more != 1 else ''} not shown.)")
+    return "\n".join(sentences)
+
+
+def _sentence(item: SourceItem, terms: set[str]) -> str:
+    """One source in plain words: what the memory, a fact, a file or a past chat says."""
+    excerpt = _quote(" ".join(item.excerpt.split()), terms).rstrip(".")
+    title = " ".join(item.title.split())
+    if item.kind == "claim":
+        return f"Your memory says: {excerpt}"
+    if item.kind == "fact":
+        return f"Your facts say {title} is {excerpt}"
+    if item.kind == "message" and ", " in title:
+        speaker, _, rest = title.partition(", ")
+        day = rest.split(":", 1)[0]
+        verb = "you said" if speaker == "You" else "I said"
+        return f"On {day} {verb}: “{excerpt}”"
+    return f"{title or 'A file'} says: “{excerpt}”"
 
 
 def distill_memory_lines(prompt: str) -> str:
@@ -177,18 +203,8 @@ def distill_memory_lines(prompt: str) -> str:
 
 def _remembered_reply(statement: str, result: ToolResult) -> str:
     if result.is_error:
-        return f"{OFFLINE_NOTICE}. I could not save that to your memory: {result.content}"
+        return f"I could not save that to your memory: {result.content}"
     return f"Noted. I saved this to your memory: “{statement}”. {result.content}".strip()
-
-
-def _describe(item: SourceItem, terms: set[str]) -> str:
-    excerpt = _quote(" ".join(item.excerpt.split()), terms)
-    title = " ".join(item.title.split())
-    if item.kind == "claim" or not title:
-        return excerpt or title
-    if item.kind == "fact":
-        return f"{title}: {excerpt}"
-    return f"{title}: “{excerpt}”"
 
 
 def _quote(text: str, terms: set[str]) -> str:
@@ -209,7 +225,15 @@ def _quote(text: str, terms: set[str]) -> str:
 
 def _terms(text: str) -> set[str]:
     words = (w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOPWORDS)
-    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words}  # "workouts"
+    return {_stem(word) for word in words}
+
+
+def _stem(word: str) -> str:
+    """Enough stemming for a word match: "workouts" → "workout", "training" → "train"."""
+    for suffix in ("ing", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
 
 
 def _overlap(terms: set[str], item: SourceItem) -> int:
