@@ -89,11 +89,11 @@ async def test_it_answers_from_the_sources_most_relevant_first_with_citations() 
 
     text = text_of(events)
     assert text.splitlines() == [
-        "Your memory says: I prefer morning workouts before 8am [2].",  # the best first
-        "training-plan.md says: “Week 1: three morning runs of 5 km” [4].",
+        "- Your memory says: I prefer morning workouts before 8am [2].",  # the best first
+        "- training-plan.md says: “Week 1: three morning runs of 5 km” [4].",
         # chosen by the user (pinned, referenced: no score), so shown though no word matches
-        "Your memory says: My timezone is Europe/Paris [1].",
-        "Your facts say user.gym.name is Blue Fitness [3].",
+        "- Your memory says: My timezone is Europe/Paris [1].",
+        "- Your facts say user.gym.name is Blue Fitness [3].",
     ]
     assert registry.citations_in(text) == {1, 2, 3, 4}
     assert registry.invalid_citations_in(text) == set()
@@ -120,7 +120,7 @@ async def test_a_long_passage_is_quoted_from_the_sentence_that_answers_the_quest
     )
 
     assert (
-        "skerry-point.txt says: “…The lighthouse keeper's boat is called Marigold. "
+        "- skerry-point.txt says: “…The lighthouse keeper's boat is called Marigold. "
         "She is painted yellow” [1]."
     ) in text.splitlines()
 
@@ -218,4 +218,4 @@ async def test_a_found_source_that_shares_no_word_with_the_question_is_left_out(
         )
     )
 
-    assert text == "Your memory says: I train three mornings a week [2]."
+    assert text == "- Your memory says: I train three mornings a week [2]."

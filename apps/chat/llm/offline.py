@@ -163,10 +163,11 @@ def compose_offline_reply(
             f"I found nothing{about} in your memory or files yet. Add it on the Knowledge "
             "page, upload a file, or tell me “remember that …”."
         )
-    sentences = [f"{_sentence(item, terms)} [{item.number}]." for item in chosen]
+    # A list, one source a line: the page renders it as one, not as a run-on paragraph.
+    sentences = [f"- {_sentence(item, terms)} [{item.number}]." for item in chosen]
     more = len(relevant) - len(chosen)
     if more > 0:
-        sentences.append(f"({more} more source{'s' if more != 1 else ''} not shown.)")
+        sentences.append(f"\n({more} more source{'s' if more != 1 else ''} not shown.)")
     return "\n".join(sentences)
 
 
