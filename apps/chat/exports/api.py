@@ -14,7 +14,7 @@ from apps.chat.models import ChatImport
 from apps.core.api import OwnedPrimaryKeyField
 from apps.core.request_user import current_user
 from apps.projects.selectors import project_list
-from apps.projects.services import project_chosen_or_personal
+from apps.projects.services import project_ensure_personal
 
 from .selectors import chat_import_get, chat_import_list
 from .store import chat_import_create
@@ -100,8 +100,8 @@ class ChatImportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         data.is_valid(raise_exception=True)
         chat_import = chat_import_create(
             user=user,
-            project=data.validated_data.get("project")
-            or project_chosen_or_personal(user=user, project_id=None),
+            # The field has already checked that a given project is the user's own.
+            project=data.validated_data.get("project") or project_ensure_personal(user=user),
             upload=data.validated_data["file"],
             extract_claims=data.validated_data["extract_claims"],
         )
