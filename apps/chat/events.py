@@ -85,6 +85,14 @@ class TurnError:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Reviewed:
+    """What the alignment review found in the saved answer (its numbers), sent before
+    ``Done`` so the page can say so while the marked answer is swapped in."""
+
+    message: Message
+
+
+@dataclass(frozen=True, kw_only=True)
 class Done:
     message: Message
     html: str  # rendered off the event loop (message_html) before the event is built
@@ -104,6 +112,7 @@ TurnEvent = (
     | ToolCalled
     | ToolAnswered
     | TurnError
+    | Reviewed
     | Done
     | Pong
 )
@@ -115,7 +124,21 @@ def message_html(message: Message) -> str:
         item["number"]: item.get("url") or f"#src-{item['number']}"
         for item in message.sources or []
     }
-    return render_markdown(message.content, sources=sources)
+    return render_markdown(
+        message.content, sources=sources, unsupported=unsupported_citations(message)
+    )
+
+
+def unsupported_citations(message: Message) -> dict[int, str]:
+    """{N: why} for each `[N]` the alignment review found unsupported or wrong."""
+    reasons: dict[int, list[str]] = {}
+    for finding in message.review_findings or []:
+        ref = finding.get("ref")
+        if isinstance(ref, int):
+            kind = str(finding.get("type", "issue")).replace("_", " ")
+            reason = str(finding.get("reason", "")).strip()
+            reasons.setdefault(ref, []).append(f"{kind}: {reason}" if reason else kind)
+    return {ref: "; ".join(texts) for ref, texts in reasons.items()}
 
 
 def message_payload(message: Message, html: str) -> dict[str, Any]:
@@ -127,6 +150,7 @@ def message_payload(message: Message, html: str) -> dict[str, Any]:
         "content": message.content,
         "html": html,
         "sources": message.sources,
+        "review_findings": message.review_findings,
         "memory_used": message.memory_used,
         "fact_counts": message.fact_counts,
         "index_status": message.index_status,
@@ -217,6 +241,13 @@ def event_payload(event: TurnEvent) -> dict[str, Any]:
             if event.message_id is not None:
                 payload["message_id"] = str(event.message_id)
             return payload
+        case Reviewed():
+            return {
+                "type": "review",
+                "message_id": str(event.message.id),
+                "corrected": bool((event.message.usage or {}).get("aligned")),
+                "findings": list(event.message.review_findings or []),
+            }
         case Done():
             return {"type": "done", "message": message_payload(event.message, event.html)}
         case Pong():

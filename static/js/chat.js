@@ -185,6 +185,11 @@
         return;
       case "sources":
         return;
+      case "review":
+        // The marks themselves come with the saved answer's html (done); say it meanwhile.
+        if (!turn || !(event.findings || []).length) return;
+        C.announce("Checked against its sources: " + event.findings.length + " citation(s) doubted");
+        return;
       case "delta":
         if (!turn) return;
         var stick = nearBottom();

@@ -127,11 +127,12 @@ class OfflineProvider:
         model_role: ModelRole = "cheap",
     ) -> str:
         """Distillation: the non-referenced memory lines as compact bullets; alignment:
-        a pass (the answer stays unchanged); extraction: nothing found; other: empty."""
+        each `[N]` checked by word overlap with its source (no correction); extraction:
+        nothing found; other: empty."""
         if task == "distill":
             return distill_memory_lines(prompt)
         if task == "align":
-            return json.dumps({"pass": True, "issues": []})
+            return json.dumps(review_by_overlap(prompt))
         if task == "extract":
             return "[]"
         return ""
@@ -200,6 +201,48 @@ def distill_memory_lines(prompt: str) -> str:
         cite = f" [{source.group(1)}]" if source else ""
         bullets.append(f"- {statement} (#{match.group('number')}){cite}")
     return "\n".join(bullets)
+
+
+_SOURCE_LINE = re.compile(r"^- \[(?P<number>\d+)\] (?P<text>.*)$", re.MULTILINE)
+_CITED = re.compile(r"\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\]")
+
+
+def review_by_overlap(prompt: str) -> dict[str, object]:
+    """The alignment review without a model: a sentence citing `[N]` must share at least
+    one content word with source N, else it is reported as unsupported. Deterministic, so
+    tests (and an offline install) see the same verdict every time (issue 17)."""
+    sources_block = _between(prompt, "<sources>\n", "\n</sources>")
+    answer = _between(prompt, "<answer>\n", "\n</answer>")
+    sources = {
+        int(match.group("number")): _terms(match.group("text"))
+        for match in _SOURCE_LINE.finditer(sources_block)
+    }
+    issues: list[dict[str, object]] = []
+    for line in answer.splitlines():
+        for sentence in _SENTENCE_BREAK.split(line):
+            cited = [
+                int(part)
+                for group in _CITED.findall(sentence)
+                for part in re.split(r"\s*,\s*", group)
+            ]
+            words = _terms(_CITED.sub(" ", sentence))
+            for number in dict.fromkeys(cited):
+                if number in sources and words and not words & sources[number]:
+                    quoted = " ".join(_CITED.sub("", sentence).split()).lstrip("- ")
+                    issues.append(
+                        {
+                            "type": "unsupported",
+                            "ref": number,
+                            "claim": quoted[:200],
+                            "reason": f"shares no words with source [{number}]",
+                        }
+                    )
+    return {"pass": not issues, "issues": issues}
+
+
+def _between(text: str, start: str, end: str) -> str:
+    _, found, rest = text.partition(start)
+    return rest.split(end, 1)[0] if found else ""
 
 
 def _remembered_reply(statement: str, result: ToolResult) -> str:

@@ -30,14 +30,14 @@ from apps.chat.pipeline.tools.schemas import (
     ToolInputError,
     parse_tool_input,
 )
-from apps.chat.selectors import message_surroundings
+from apps.chat.selectors import message_surroundings, messages_as_evidence
 from apps.claims.models import Claim, ClaimOrigin
 from apps.claims.selectors import claim_by_number, claims_by_id, claims_on_list
 from apps.claims.services import claim_complete, claim_restore, claim_retract, claim_supersede
 from apps.indexing.selectors import chunk_document_id, chunk_message_id
 
 from ..dedupe import claim_add_or_reinforce
-from ..prepare import passage_url
+from ..prepare import passage_url, turn_title
 from ..prompt import sanitize_memory_block, sanitize_memory_text
 from ..threads import in_worker_thread
 
@@ -132,6 +132,10 @@ class TurnTools:
             user=self.user,
             ids=[hit.claim_id for hit in hits if hit.kind == "claim" and hit.claim_id],
         )
+        # A past chat turn is titled by who said it and when, as in the turn's own sources.
+        turns = messages_as_evidence(
+            user=self.user, message_ids=[hit.message_id for hit in hits if hit.message_id]
+        )
         lines = []
         for hit in hits:
             if hit.kind == "claim" and hit.claim_id:
@@ -141,15 +145,17 @@ class TurnTools:
                 number = self._register_claim(claim)
                 lines.append(f"[{number}] #{claim.number} {_safe(claim.statement)}")
             else:
+                turn = turns.get(hit.message_id) if hit.message_id else None
+                title = turn_title(turn) if turn is not None else hit.title
                 number = self.registry.register(
                     hit.kind,
                     str(hit.chunk_id),
-                    hit.title,
+                    title,
                     hit.excerpt,
                     score=hit.vector_similarity,
                     url=passage_url(hit),
                 )
-                lines.append(f"[{number}] {_safe(hit.title, 200)}: {_safe(hit.excerpt)}")
+                lines.append(f"[{number}] {_safe(title, 200)}: {_safe(hit.excerpt)}")
         return "\n".join(lines)
 
     def memory_list(self, data: MemoryListInput) -> str:
@@ -210,7 +216,9 @@ class TurnTools:
         if not document_id:
             raise ToolInputError("Name the document by its source number or id.")
         title, text, doc_id = document_text_for_user(user=self.user, key=document_id)
-        number = self.registry.register("document", doc_id, title, text[:300])
+        number = self.registry.register(
+            "document", doc_id, title, text[:300], url=reverse("files:document", args=[doc_id])
+        )
         window = text[data.offset : data.offset + READ_CHARS]
         more = len(text) > data.offset + READ_CHARS
         return (
