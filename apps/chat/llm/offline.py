@@ -104,7 +104,9 @@ class OfflineProvider:
             yield result
             text = _remembered_reply(statement, result)
         else:
-            text = compose_offline_reply(question, sources, max_sources=self._max_sources)
+            text = compose_list_reply(system) or compose_offline_reply(
+                question, sources, max_sources=self._max_sources
+            )
 
         pieces = _PIECE.findall(text)
         for piece in pieces:
@@ -170,6 +172,33 @@ def compose_offline_reply(
     if more > 0:
         sentences.append(f"\n({more} more source{'s' if more != 1 else ''} not shown.)")
     return "\n".join(sentences)
+
+
+_LIST_BLOCK = re.compile(r"^<(goals|tasks|shopping_list)>\n(.*?)\n</\1>$", re.DOTALL | re.MULTILINE)
+_LIST_ITEM = re.compile(r"^- #(\d+) (.*?)(?: — source \[(\d+)\])?$", re.MULTILINE)
+_LIST_NAMES = {"goals": "Your goals", "tasks": "Your tasks", "shopping_list": "Your shopping list"}
+
+
+def compose_list_reply(system: str) -> str | None:
+    """When the question was about goals, tasks or the shopping list, the prompt holds
+    that whole list (issue 17): answer with it, every open item with its #N and [k]. None
+    when the prompt has no list section."""
+    blocks = _LIST_BLOCK.findall(system)
+    if not blocks:
+        return None
+    parts = []
+    for tag, body in blocks:
+        items = _LIST_ITEM.findall(body)
+        name = _LIST_NAMES[tag]
+        if not items:
+            parts.append(f"{name}: nothing open.")
+            continue
+        lines = [
+            f"- {statement} (#{number})" + (f" [{source}]" if source else "")
+            for number, statement, source in items
+        ]
+        parts.append(f"{name}, {len(items)} open:\n" + "\n".join(lines))
+    return "\n\n".join(parts)
 
 
 def _sentence(item: SourceItem, terms: set[str]) -> str:
