@@ -15,6 +15,7 @@ from typing import Any
 
 from apps.chat.error_codes import REJECTION_CODES, ErrorCode
 from apps.chat.models import Message
+from apps.chat.pipeline.sources import without_footer
 from apps.chat.pipeline.types import MAX_MESSAGE_CHARS, FactCounts, MemoryItem
 from apps.chat.rendering import render_markdown
 from apps.contexts.references import ReferenceResolution
@@ -124,9 +125,12 @@ def message_html(message: Message) -> str:
         item["number"]: item.get("url") or f"#src-{item['number']}"
         for item in message.sources or []
     }
-    return render_markdown(
-        message.content, sources=sources, unsupported=unsupported_citations(message)
-    )
+    # The doubt is about the sentence citing [N], not the source: the footer's own
+    # numbers stay unmarked.
+    answer = without_footer(message.content)
+    footer = message.content[len(answer) :]
+    marked = render_markdown(answer, sources=sources, unsupported=unsupported_citations(message))
+    return marked + (render_markdown(footer, sources=sources) if footer else "")
 
 
 def unsupported_citations(message: Message) -> dict[int, str]:

@@ -17,7 +17,7 @@
   var CODE = PROTOCOL.error_codes;
   var MAX_BYTES = PROTOCOL.max_message_bytes;
   var REJECTIONS = PROTOCOL.rejection_codes;
-  var TOOL_LABELS = { memory_search: "Searching memory", memory_add: "Saving a memory", read_document: "Reading a document" };
+  var TOOL_LABELS = { memory_search: "Searching memory", memory_add: "Saving a memory", memory_list: "Reading a list", memory_update: "Updating a memory", read_document: "Reading a document" };
 
   var R = C.render;
   var resyncNeeded = null;

@@ -63,6 +63,7 @@ async def test_an_unsupported_citation_is_stored_and_marked_live_and_after_reloa
     assert f'title="{reason}"' in marked
     assert f'>[2]<span class="visually-hidden"> ({reason})</span></a>' in marked
     assert '<sup class="cite"><a' in done["html"]  # [1] stands unmarked
+    assert done["html"].count("cite unsupported") == 1  # the sentence, not the footer line
 
     saved = await _saved_answer(conversation)
     assert saved.review_findings == [finding]
