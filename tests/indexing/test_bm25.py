@@ -390,3 +390,22 @@ def test_rows_outside_the_scope_never_crowd_out_the_ones_inside(
 
     # Then the ranking reads deeper than the archived rows and finds the searchable one
     assert [hit.chunk_id for hit in hits] == [chunks[-1].pk]
+
+
+@pytest.mark.usefixtures("fake_provider")
+def test_a_turn_indexed_before_its_answer_gains_the_answer_in_its_window(
+    user: User, project: Project
+) -> None:
+    # Given a question indexed as soon as it was sent, before the answer existed
+    conversation, [question] = conversation_with(user, project, [("user", "Any plans?")])
+    message_index(message_id=question.pk)
+    assert "Lisbon" not in Chunk.objects.get(message=question).context
+
+    # When the answer is written and indexed
+    answer = conversation.messages.create(role="assistant", content="Lisbon in May.", order=2)
+    message_index(message_id=answer.pk)
+
+    # Then the question's window holds the answer, so words of either find the turn
+    assert "Lisbon in May." in Chunk.objects.get(message=question).context
+    windows = recomputed(user, "indexing_chunk", "message_id IS NOT NULL", "window_vector")
+    assert statistics(user, "window") == windows
