@@ -67,7 +67,12 @@ def test_upload_several_files_and_see_their_status(
     assert "zip container is unreadable" in page
     assert "Skipped" in page
     assert "audio files are not indexed" in page
-    assert "data-progress-count>3 / 3<" in page
+    # The header counts the rows listed, by status (issue 18: not "2 / 2" above 3 rows).
+    assert "data-progress-count>3 files: 1 indexed, 1 failed, 1 skipped<" in page
+    assert "could not be read — it may be damaged" in page
+    assert "Cairn does not read this kind of file (.mp3)" in page
+    assert page.count("Re-index</button>") == 2  # not on the .mp3
+    assert "?download=1" in page
     assert "width: 100%" in page
     assert 'role="progressbar"' in page
 
