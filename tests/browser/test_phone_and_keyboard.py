@@ -86,8 +86,12 @@ def test_no_page_scrolls_sideways(
     expect(page.locator("article.msg-assistant.status-complete")).to_have_count(1, timeout=20_000)
     assert_fits_width(page)
     shot("chat-conversation")
+    conversation = page.url.removeprefix(server)
+    urls["rename"] = f"{conversation}rename/"
+    urls["delete"] = f"{conversation}delete/"
+    urls["missing"] = "/knowledge/claims/00000000-0000-4000-8000-000000000000/"
 
-    for path in PAGES:
+    for path in [*PAGES, "rename", "delete", "missing"]:
         page.goto(server + urls.get(path, path))
         assert_fits_width(page)
         shot(urls.get(path, path).strip("/").replace("/", "-")[:40] or "chat")
@@ -172,3 +176,21 @@ def test_the_skip_link_and_the_focus_ring_are_visible(
     assert outline[0] != "none"
     assert float(outline[1].removesuffix("px")) >= 2
     shot("focus-ring")
+
+
+def test_without_javascript_the_phone_navigation_still_works_and_fits(
+    browser: Any, server: str
+) -> None:
+    context = browser.new_context(viewport=PHONE, java_script_enabled=False)
+    page = context.new_page()
+    try:
+        log_in(page, server, email="nojs@example.com")
+        for path in ("/knowledge/", "/files/", "/facts/"):
+            page.goto(server + path)
+            assert_fits_width(page)
+        # No menu button without a script to run it: the links are one scrolling row.
+        expect(page.get_by_role("button", name="Menu")).to_be_hidden()
+        page.get_by_role("link", name="Settings").click()
+        expect(page).to_have_url(re.compile("/accounts/settings/$"))
+    finally:
+        context.close()
