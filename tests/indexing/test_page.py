@@ -261,3 +261,22 @@ def test_files_script_loads_nothing_from_elsewhere() -> None:
     assert "https://" not in script
     assert "/ws/events/" in script
     assert "indexing.progress" in script
+
+
+def test_reindex_of_a_kind_cairn_never_reads_is_refused_with_the_reason(
+    client: Client, project: Project, committed: Committed
+) -> None:
+    upload_files(client, project, committed, upload("setup.exe", b"MZ binary"))
+    document = Document.objects.get()
+
+    response = client.post(f"/files/documents/{document.pk}/reindex/", follow=True)
+    detail = client.get(f"/files/documents/{document.pk}/").content.decode()
+
+    assert response.status_code == 200
+    assert "Cairn does not read this kind of file (.exe), so it cannot be indexed." in (
+        response.content.decode()
+    )
+    document.refresh_from_db()
+    assert document.status == "skipped"
+    assert "Re-index</button>" not in detail
+    assert f'href="/files/documents/{document.pk}/original/?download=1"' in detail
