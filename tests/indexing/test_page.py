@@ -280,3 +280,22 @@ def test_reindex_of_a_kind_cairn_never_reads_is_refused_with_the_reason(
     assert document.status == "skipped"
     assert "Re-index</button>" not in detail
     assert f'href="/files/documents/{document.pk}/original/?download=1"' in detail
+
+
+def test_reindex_all_leaves_a_kind_cairn_never_reads_as_it_was(
+    client: Client, project: Project, committed: Committed
+) -> None:
+    upload_files(
+        client, project, committed, upload("notes.md", "# Notes"), upload("setup.exe", b"MZ")
+    )
+    source = Source.objects.get()
+
+    with committed():
+        client.post(f"/files/sources/{source.pk}/refresh/")
+    page = client.get(f"/files/?project={project.pk}").content.decode()
+
+    exe = Document.objects.get(path="setup.exe")
+    assert exe.status == "skipped"
+    assert exe.error  # the reason is kept, so the page can still explain it
+    assert Document.objects.get(path="notes.md").status == "indexed"
+    assert "data-progress-count>2 files: 1 indexed, 1 skipped<" in page

@@ -133,9 +133,15 @@ def source_refresh(*, source: Source, user: User) -> None:
         source_status_set(source_id=source.pk, status=SourceStatus.QUEUED)
         enqueue_on_commit("scan_folder_source", str(source.pk), label=f"scan {source.name}")
         return
-    ids = [str(pk) for pk in source.documents.values_list("pk", flat=True)]
+    # A kind Cairn never reads keeps its "skipped" and its reason: indexing it again
+    # cannot change anything, and it would only sit in the run as "waiting".
+    ids = [
+        str(document.pk)
+        for document in source.documents.only("pk", "path")
+        if reindex_refusal(document) is None
+    ]
     with transaction.atomic():
-        source.documents.update(status="pending", error="", attempts=0)
+        source.documents.filter(pk__in=ids).update(status="pending", error="", attempts=0)
         source_run_add(source_id=source.pk, count=len(ids))
         enqueue_documents(ids, force=True)
 
