@@ -118,6 +118,10 @@ def test_reindex_of_a_kind_cairn_never_reads_is_a_400_naming_why(
         "Cairn does not read this kind of file (.exe), so it cannot be indexed."
     ]
     assert Document.objects.get().status == "skipped"  # not queued again
+    shown = client.get(f"/api/v1/documents/{document_id}/").json()
+    assert shown["can_reindex"] is False
+    assert shown["explanation"]["summary"].startswith("Cairn does not read this kind of file")
+    assert shown["error"] == "executable or binary files are not indexed (.exe)"
 
 
 def test_other_users_objects_answer_404(
