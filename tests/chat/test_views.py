@@ -189,7 +189,9 @@ def test_an_answer_is_sanitised_markdown_with_sources_memory_and_badge(
     assert "<img src=x" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
     assert f'<sup class="cite"><a href="{claim_url}"' in page
-    assert f'id="src-{message.pk}-2"' in page
+    # One list per answer (issue 17): the footer; no second "All sources" list repeating it
+    assert f'id="src-{message.pk}-2"' not in page
+    assert "All sources" not in page
     assert "Memory used (1)" in page
     assert '<span class="mem-label label-global">GLOBAL PINNED</span>' in page
     assert f'data-pin-here="{claim.pk}" aria-pressed="false"' in page
