@@ -94,16 +94,14 @@ def query_terms(query: str, collection: Collection) -> Terms:
     )
 
 
-def collection_rows(collection: Collection) -> int:
-    """How many rows ``collection`` holds."""
+def collection_rows_sql(collection: Collection) -> tuple[str, list[Any]]:
+    """The statement counting ``collection``'s rows, to run alone or inside another."""
     keys, key_params = _project_filter(collection)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT coalesce(sum(rows), 0) FROM indexing_lexical_collection "
-            f"WHERE user_id = %s AND kind = ANY(%s) {keys}",
-            [collection.user_id, list(collection.kinds), *key_params],
-        )
-        return int(cursor.fetchone()[0])
+    return (
+        "SELECT coalesce(sum(rows), 0) FROM indexing_lexical_collection "
+        f"WHERE user_id = %s AND kind = ANY(%s) {keys}",
+        [collection.user_id, list(collection.kinds), *key_params],
+    )
 
 
 def _project_filter(collection: Collection) -> tuple[str, list[Any]]:

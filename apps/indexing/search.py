@@ -334,7 +334,7 @@ def _hits(
     )
     chunks = (
         Chunk.objects.select_related("document", "message__conversation")
-        .defer("embedding", "search_vector")
+        .defer("embedding", "search_vector", "window_vector", "context")
         .in_bulk([c.id for c, _ in fused if c.kind == "chunk"])
     )
     hits = []

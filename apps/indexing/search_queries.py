@@ -25,7 +25,7 @@ from apps.claims.models import USABLE_STATUSES, Claim
 from .bm25 import (
     Collection,
     Terms,
-    collection_rows,
+    collection_rows_sql,
     posting_kinds,
     postings_sql,
     query_terms,
@@ -187,28 +187,35 @@ def nearest(
 def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorPlan:
     """Exact search for an account's kinds of at most ``CAIRN_SEARCH_EXACT_ROWS`` rows, a
     longer HNSW candidate list for those under ``CAIRN_SEARCH_SMALL_SHARE`` of their
-    table; row counts from the BM25 statistics, table sizes from the planner's."""
+    table; row counts from the BM25 statistics, table sizes from the planner's (-1 before
+    a table was first analysed), all read in one round trip."""
+    wanted = [
+        (kind, collection, table)
+        for kind, collection, table in (
+            ("chunk", chunks, str(Chunk._meta.db_table)),
+            ("claim", claims, str(Claim._meta.db_table)),
+        )
+        if collection is not None
+    ]
+    if not wanted:
+        return VectorPlan()
+    parts: list[str] = []
+    params: list[Any] = []
+    for _, collection, table in wanted:
+        count_sql, count_params = collection_rows_sql(collection)
+        parts += [f"({count_sql})", "(SELECT reltuples FROM pg_class WHERE oid = %s::regclass)"]
+        params += [*count_params, table]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {', '.join(parts)}", params)
+        sizes = cursor.fetchone()
     exact, ef_search = [], []
-    for kind, collection, table in (
-        ("chunk", chunks, Chunk._meta.db_table),
-        ("claim", claims, Claim._meta.db_table),
-    ):
-        if collection is None:
-            continue
-        rows = collection_rows(collection)
+    for index, (kind, _, _) in enumerate(wanted):
+        rows, table_rows = int(sizes[2 * index]), float(sizes[2 * index + 1] or 0)
         if rows <= int(settings.CAIRN_SEARCH_EXACT_ROWS):
             exact.append(kind)
-        elif rows < float(settings.CAIRN_SEARCH_SMALL_SHARE) * _table_rows(table):
+        elif rows < float(settings.CAIRN_SEARCH_SMALL_SHARE) * table_rows:
             ef_search.append((kind, int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)))
     return VectorPlan(tuple(exact), tuple(ef_search))
-
-
-def _table_rows(table: str) -> float:
-    """The planner's estimate (-1 before the table was first analysed)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [table])
-        row = cursor.fetchone()
-    return float(row[0]) if row else 0.0
 
 
 def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:
