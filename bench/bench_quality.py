@@ -30,6 +30,7 @@ import hashlib
 import itertools
 import json
 import logging
+import os
 import statistics
 import sys
 import time
@@ -427,7 +428,17 @@ def main() -> None:
     parser.add_argument(
         "--examples", type=int, default=4, help="questions shown per category where it loses"
     )
+    parser.add_argument(
+        "--provider",
+        default=None,
+        help="embedding provider to measure (CAIRN_EMBEDDING_PROVIDER, e.g. e5-small); "
+        "bench/bench_models.py compares the models alone",
+    )
     args = parser.parse_args()
+    if args.provider:
+        # Read by the settings at setup: every embedding of this run, Cairn's and the
+        # references', is the chosen model's.
+        os.environ["CAIRN_EMBEDDING_PROVIDER"] = args.provider
 
     _django.setup(database=DATABASE)
     # django-q logs every inline task at INFO: thousands of lines during the import.
@@ -436,7 +447,11 @@ def main() -> None:
     from apps.indexing.search import FUSION
 
     corpus = corpus_load()
-    email = f"corpus-{corpus_fingerprint(corpus)}@{EMAIL_DOMAIN}"
+    model = get_embedding_provider().name
+    print(f"Embedding model: {model}")
+    # One user per model, so that --reuse keeps each model's import.
+    model_key = hashlib.sha256(model.encode()).hexdigest()[:6]
+    email = f"corpus-{corpus_fingerprint(corpus)}-{model_key}@{EMAIL_DOMAIN}"
     print(f"Retrieval quality: {corpus.notes[0]}")
     start = time.perf_counter()
     found = reusable_import(corpus, email) if args.reuse else None
