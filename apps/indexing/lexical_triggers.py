@@ -109,16 +109,18 @@ def apply_sql(changes: str) -> str:
             WHERE t.user_id = c.user_id AND t.rows <= 0;"""
 
 
-def triggers_sql(table: str, function: str) -> str:
+def triggers_sql(table: str, function: str, purpose: str = "lexical") -> str:
+    """Statement-level INSERT, DELETE and UPDATE triggers of ``table`` calling
+    ``function`` with the transition tables, named ``{table}_{purpose}_…``."""
     return f"""
-DROP TRIGGER IF EXISTS {table}_lexical_insert ON {table};
-DROP TRIGGER IF EXISTS {table}_lexical_delete ON {table};
-DROP TRIGGER IF EXISTS {table}_lexical_update ON {table};
-CREATE TRIGGER {table}_lexical_insert AFTER INSERT ON {table}
+DROP TRIGGER IF EXISTS {table}_{purpose}_insert ON {table};
+DROP TRIGGER IF EXISTS {table}_{purpose}_delete ON {table};
+DROP TRIGGER IF EXISTS {table}_{purpose}_update ON {table};
+CREATE TRIGGER {table}_{purpose}_insert AFTER INSERT ON {table}
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION {function}();
-CREATE TRIGGER {table}_lexical_delete AFTER DELETE ON {table}
+CREATE TRIGGER {table}_{purpose}_delete AFTER DELETE ON {table}
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION {function}();
-CREATE TRIGGER {table}_lexical_update AFTER UPDATE ON {table}
+CREATE TRIGGER {table}_{purpose}_update AFTER UPDATE ON {table}
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION {function}();
 """

@@ -9,6 +9,8 @@ project changed. Plain PostgreSQL, no extension; migrations call these builders.
 
 from __future__ import annotations
 
+from .lexical_triggers import triggers_sql
+
 # A term frequency above this is stored as this: smallint, and BM25's saturation makes the
 # difference between 32,767 occurrences and more immaterial.
 TF_MAX = 32767
@@ -74,21 +76,6 @@ $fn$;
 """
 
 
-def triggers_sql(table: str, function: str) -> str:
-    return f"""
-DROP TRIGGER IF EXISTS {table}_postings_insert ON {table};
-DROP TRIGGER IF EXISTS {table}_postings_delete ON {table};
-DROP TRIGGER IF EXISTS {table}_postings_update ON {table};
-CREATE TRIGGER {table}_postings_insert AFTER INSERT ON {table}
-    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION {function}();
-CREATE TRIGGER {table}_postings_delete AFTER DELETE ON {table}
-    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION {function}();
-CREATE TRIGGER {table}_postings_update AFTER UPDATE ON {table}
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION {function}();
-"""
-
-
 def backfill_sql(template: str, table: str) -> str:
     """Postings of the rows already there (the triggers see only later changes)."""
     return _postings(template, table)
@@ -104,8 +91,8 @@ FORWARD = (
     + trigger_function_sql(
         "cairn_postings_claim", "indexing_claim_posting", "claim_id", CLAIM_POSTINGS, CLAIM_COLUMNS
     )
-    + triggers_sql("indexing_chunk", "cairn_postings_chunk")
-    + triggers_sql("claims_claim", "cairn_postings_claim")
+    + triggers_sql("indexing_chunk", "cairn_postings_chunk", "postings")
+    + triggers_sql("claims_claim", "cairn_postings_claim", "postings")
     + backfill_sql(CHUNK_POSTINGS, "indexing_chunk")
     + backfill_sql(CLAIM_POSTINGS, "claims_claim")
 )
