@@ -90,9 +90,7 @@ class ClaimForm(forms.Form):
     contexts = forms.MultipleChoiceField(
         required=False, widget=forms.CheckboxSelectMultiple, label="In contexts"
     )
-    pinned = forms.BooleanField(
-        required=False, label="Pin it (every answer uses it)"
-    )
+    pinned = forms.BooleanField(required=False, label="Pin it (every answer uses it)")
 
     def __init__(self, *args: Any, contexts: list[tuple[Context, int]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -188,7 +188,9 @@ def claim_detail(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
             claim=claim,
             contexts=claim.contexts.order_by("name"),
             contexts_form=ClaimContextsForm(
-                initial={"contexts": [str(pk) for pk in claim.contexts.values_list("pk", flat=True)]},
+                initial={
+                    "contexts": [str(pk) for pk in claim.contexts.values_list("pk", flat=True)]
+                },
                 contexts=context_tree(user=user),
             ),
             tags=claim.tags.order_by("name"),
