@@ -20,7 +20,5 @@ def read_references(text: str) -> ParsedMessage:
     return parse_references(text, ranks=message_rank_spans(text))
 
 
-def resolve_message_references(
-    user: User, text: str
-) -> tuple[str, list[ReferenceResolution]]:
+def resolve_message_references(user: User, text: str) -> tuple[str, list[ReferenceResolution]]:
     return resolve_message(user, text, ranks=message_rank_spans(text))

@@ -17,7 +17,7 @@ from .reading import resolve_message_references
 class MessageResolveApi(reference_api.MessageResolveApi):
     @extend_schema(
         summary="Resolve every @reference in a message",
-        description="A `#N` the facts extractor reads as a rank (\"my #1 crypto is BTC\") "
+        description='A `#N` the facts extractor reads as a rank ("my #1 crypto is BTC") '
         "is no reference, exactly as in a chat turn.",
         tags=["references"],
         request=reference_api.MessageResolveApi.InputSerializer,

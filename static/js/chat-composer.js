@@ -116,8 +116,32 @@
   C.markChips = markChips;
 
   // ---- chips of the references typed so far ---------------------------------------------
+  // The spans the server reads as ranks ("my #1 crypto is BTC"): a "#N" inside one is no
+  // chip, as the answer will not use claim N (POST /api/ui/references/read, issue 18).
+  var ranksRead = { text: "", ranks: [] };
+  function ranksOf(text) {
+    return ranksRead.text === text ? ranksRead.ranks : null;
+  }
+
   function renderChips() {
-    var parsed = window.CairnReferences.parseReferences(input.value);
+    var text = input.value;
+    var ranks = ranksOf(text);
+    if (ranks === null && text.indexOf("#") !== -1) {
+      C.api("POST", "references/read", { text: text })
+        .then(function (data) {
+          ranksRead = { text: text, ranks: data.ranks || [] };
+          if (input.value === text) renderChips();
+        })
+        .catch(function () { /* chips without ranks until the server answers */ });
+      ranks = [];
+      chips.replaceChildren();
+      return;
+    }
+    drawChips(text, ranks || []);
+  }
+
+  function drawChips(text, ranks) {
+    var parsed = window.CairnReferences.parseReferences(text, { ranks: ranks });
     var chipNodes = parsed.references.slice(0, 20).map(function (ref) {
       var chip = C.refChip(ref);
       if (ref.kind !== "uuid") {
@@ -388,6 +412,7 @@
       renderAttached();
     },
     attach: attach,
+    ranksOf: ranksOf,
   };
   renderChips();
   var log = document.getElementById("chat-log");

@@ -13,6 +13,7 @@
   function updateCount(pending) {
     document.querySelectorAll("[data-pending-count]").forEach(function (badge) {
       badge.textContent = String(pending);
+      if (badge.classList.contains("nav-badge")) badge.hidden = !pending;
     });
     var list = document.querySelector("[data-review-list]");
     var empty = document.querySelector("[data-review-empty]");

@@ -137,9 +137,7 @@ def test_moving_a_claim_between_contexts(browser: Client, user: User) -> None:
 @pytest.mark.parametrize(
     "name", ["claim-edit", "claim-retract", "claim-pin", "claim-contexts", "review"]
 )
-def test_another_users_claim_answers_404(
-    browser: Client, other_user: User, name: str
-) -> None:
+def test_another_users_claim_answers_404(browser: Client, other_user: User, name: str) -> None:
     theirs = ClaimFactory(user=other_user, statement="Bob's secret", status=ClaimStatus.PENDING)
 
     response = browser.post(
