@@ -15,9 +15,9 @@ from django.utils.safestring import SafeString, mark_safe
 from apps.chat.events import message_html
 from apps.chat.models import Conversation, Message
 from apps.chat.pipeline.stream import STOPPED_BY_USER
+from apps.chat.reading import read_references
 from apps.claims.models import ClaimStatus
 from apps.claims.selectors import claim_list, claims_from_messages
-from apps.chat.reading import read_references
 
 if TYPE_CHECKING:
     from apps.accounts.models import User

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from django.db.models import QuerySet

@@ -85,7 +85,7 @@ class ClaimForm(forms.Form):
         label="Questions it answers",
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="One a line; they help Cairn find it.",
+        help_text="One per line; they help Cairn find it.",
     )
     contexts = forms.MultipleChoiceField(
         required=False, widget=forms.CheckboxSelectMultiple, label="In contexts"

@@ -177,7 +177,8 @@ def test_an_answer_is_sanitised_markdown_with_sources_memory_and_badge(
     assert "Memory used (1)" in page
     assert '<span class="mem-label label-global">GLOBAL PINNED</span>' in page
     assert f'data-pin-here="{claim.pk}" aria-pressed="false"' in page
-    assert "facts +1" not in page and "indexed: accepted" not in page  # codes, not words
+    assert "facts +1" not in page
+    assert "indexed: accepted" not in page
 
 
 def test_claims_attached_for_one_turn_show_under_the_users_message(
@@ -452,4 +453,5 @@ def test_another_users_suggestions_are_never_shown(
 
     page = owner.get(reverse("chat:conversation", args=[conversation.pk])).text
 
-    assert "Bob's claim" not in page and "Suggested for memory" not in page
+    assert "Bob's claim" not in page
+    assert "Suggested for memory" not in page

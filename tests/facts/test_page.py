@@ -222,4 +222,5 @@ def test_a_fact_is_set_and_shown_in_words(browser: Client, project: Project) -> 
     page = response.content.decode()
     assert "Stored “crypto list, #1”." in page
     assert ">crypto list, #1</span>" in page
-    assert "crypto list, #1" in page and "user.favorites.crypto.1</span>" not in page
+    assert "crypto list, #1" in page
+    assert "user.favorites.crypto.1</span>" not in page

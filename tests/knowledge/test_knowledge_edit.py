@@ -38,7 +38,8 @@ def test_adding_a_claim_saves_it_with_its_contexts(browser: Client, user: User) 
     claim = Claim.objects.get(user=user, statement="I am allergic to peanuts")
     assert response.status_code == 302
     assert response["Location"] == reverse("knowledge:claim", args=[claim.pk])
-    assert claim.pinned and claim.domains == ["health"]
+    assert claim.pinned
+    assert claim.domains == ["health"]
     assert claim.possible_questions == ["What am I allergic to?"]
     assert list(claim.contexts.all()) == [health]
     page = browser.get(response["Location"]).text
@@ -100,10 +101,12 @@ def test_a_new_version_keeps_the_old_one_as_history(browser: Client, user: User)
     new = Claim.objects.get(user=user, statement="I live in Lyon")
     claim.refresh_from_db()
     assert response["Location"] == reverse("knowledge:claim", args=[new.pk])
-    assert claim.status == ClaimStatus.SUPERSEDED and new.supersedes == claim
+    assert claim.status == ClaimStatus.SUPERSEDED
+    assert new.supersedes == claim
     assert list(new.contexts.all()) == [home]
     page = browser.get(response["Location"]).text
-    assert "History" in page and "I live in Paris" in page
+    assert "History" in page
+    assert "I live in Paris" in page
     assert reverse("knowledge:claim", args=[claim.pk]) in page
 
 
@@ -146,7 +149,8 @@ def test_another_users_claim_answers_404(browser: Client, other_user: User, name
 
     assert response.status_code == 404
     theirs.refresh_from_db()
-    assert theirs.status == ClaimStatus.PENDING and not theirs.pinned
+    assert theirs.status == ClaimStatus.PENDING
+    assert not theirs.pinned
 
 
 def test_edit_then_approve_a_pending_claim(browser: Client, user: User) -> None:
@@ -158,7 +162,8 @@ def test_edit_then_approve_a_pending_claim(browser: Client, user: User) -> None:
     )
 
     waiting.refresh_from_db()
-    assert waiting.status == ClaimStatus.ACTIVE and waiting.statement == "I like tea"
+    assert waiting.status == ClaimStatus.ACTIVE
+    assert waiting.statement == "I like tea"
 
 
 def test_an_empty_edit_leaves_the_claim_pending(browser: Client, user: User) -> None:
@@ -172,7 +177,8 @@ def test_an_empty_edit_leaves_the_claim_pending(browser: Client, user: User) -> 
 
     waiting.refresh_from_db()
     assert response.status_code == 400
-    assert waiting.status == ClaimStatus.PENDING and waiting.statement == "User likes tee"
+    assert waiting.status == ClaimStatus.PENDING
+    assert waiting.statement == "User likes tee"
 
 
 def test_dismissing_deletes_a_pending_claim(browser: Client, user: User) -> None:
@@ -218,7 +224,8 @@ def test_a_context_cannot_move_under_its_own_child(browser: Client, user: User) 
     )
 
     root.refresh_from_db()
-    assert root.parent is None and root.name == "Root"  # nothing half-written
+    assert root.parent is None
+    assert root.name == "Root"
     assert "cannot be moved under itself" in response.text
 
 

@@ -26,9 +26,9 @@ from apps.chat.llm import ChatTurn
 from apps.chat.models import Conversation, Message
 from apps.chat.pipeline.prompt import ChunkLine, FactLine, MemoryLine, build_system_prompt
 from apps.chat.pipeline.sources import SourceRegistry, without_footer
+from apps.chat.reading import read_references
 from apps.chat.selectors import conversation_recent_messages, messages_as_evidence
 from apps.chat.services import message_append
-from apps.chat.reading import read_references
 from apps.contexts.reference_parser import ParsedReference
 from apps.contexts.references import ReferenceResolution, resolve_parsed
 from apps.core.concurrency import run_beside
