@@ -154,7 +154,8 @@ def _changes_by_question(user: User, messages: Sequence[Message]) -> dict[uuid.U
     questions = [m for m in messages if m.role == Message.Role.USER]
     claims: dict[uuid.UUID, list[Any]] = {}
     for claim in claims_from_messages(user=user, message_ids=[m.pk for m in questions]):
-        claims.setdefault(claim.source_message_id, []).append(claim)
+        if claim.source_message_id is not None:
+            claims.setdefault(claim.source_message_id, []).append(claim)
     result = {}
     for question in questions:
         extracted = claims.get(question.pk, [])

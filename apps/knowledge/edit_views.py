@@ -220,10 +220,11 @@ def _context_save(context: Context, form: ContextForm) -> None:
 
 
 def _errors_text(form: ContextForm) -> str:
-    return " ".join(
-        f"{'' if field == '__all__' else form.fields[field].label or field}: {' '.join(errors)}"
-        for field, errors in form.errors.items()
-    )
+    parts = []
+    for field, errors in form.errors.items():
+        text = " ".join(str(error) for error in errors)
+        parts.append(text if field == "__all__" else f"{form.fields[field].label or field}: {text}")
+    return " ".join(parts)
 
 
 @require_POST

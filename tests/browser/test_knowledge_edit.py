@@ -62,7 +62,9 @@ def test_claims_and_contexts_are_edited_in_place(
     page.get_by_role("link", name="Edit", exact=True).click()
     page.get_by_label("Statement").fill("I sleep eight hours a night")
     page.get_by_role("button", name="Save as a new version").click()
-    expect(page.get_by_text("Saved #2 “I sleep eight hours a night” as the new version of #1.")).to_be_visible()
+    expect(
+        page.get_by_text("Saved #2 “I sleep eight hours a night” as the new version of #1.")
+    ).to_be_visible()
     history = page.locator("ol.k-chain")
     expect(history).to_contain_text("#1 I sleep seven hours a night")
     expect(history).to_contain_text("superseded")
@@ -90,7 +92,9 @@ def test_claims_and_contexts_are_edited_in_place(
     item.get_by_label("Wording to keep").fill("I drink coffee every morning")
     shot(f"review-edit-{width}")
     item.get_by_role("button", name="Save and approve").click()
-    expect(page.get_by_text(re.compile("Approved #3 “I drink coffee every morning”"))).to_be_visible()
+    expect(
+        page.get_by_text(re.compile("Approved #3 “I drink coffee every morning”"))
+    ).to_be_visible()
     page.locator("[data-review-item]").filter(has_text="User is a robot").get_by_role(
         "button", name="Dismiss"
     ).click()

@@ -68,14 +68,14 @@ def test_an_answer_says_what_changed_and_keeps_it(
     suggestion.get_by_text("Edit", exact=True).click()
     suggestion.get_by_label("Wording to keep").fill("I prefer green tea in the morning")
     suggestion.get_by_role("button", name="Save and approve").click()
-    expect(answers.nth(2)).to_contain_text(re.compile(r"Approved #\d+ “I prefer green tea in the morning”"))
+    expect(answers.nth(2)).to_contain_text(
+        re.compile(r"Approved #\d+ “I prefer green tea in the morning”")
+    )
     expect(badge).to_be_hidden()
     claim = Claim.objects.get(user=user, statement="I prefer green tea in the morning")
     assert claim.status == ClaimStatus.ACTIVE
     page.reload()
-    expect(page.locator("article.msg-assistant").nth(2)).to_contain_text(
-        "Saved to memory: #"
-    )
+    expect(page.locator("article.msg-assistant").nth(2)).to_contain_text("Saved to memory: #")
     shot(f"approved-{width}")
 
 
