@@ -47,7 +47,10 @@ def _label(claim: Claim) -> str:
 @require_http_methods(["GET", "POST"])
 def claim_add(request: HttpRequest) -> HttpResponse:
     user = current_user(request)
-    form = ClaimForm(request.POST or None, contexts=context_tree(user=user))
+    # "Add a claim here" on a context's page names it; an id that is not one of the
+    # user's contexts is simply not a choice, so it is ignored.
+    initial = {"contexts": [request.GET.get("context", "")]}
+    form = ClaimForm(request.POST or None, initial=initial, contexts=context_tree(user=user))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:

@@ -20,6 +20,15 @@
     if (empty && list && !list.querySelector("[data-review-item]")) empty.hidden = false;
   }
 
+  // A destructive form asks first (without JavaScript it posts; the claims are kept anyway).
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
+
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-review")) return;

@@ -243,3 +243,13 @@ def test_another_users_context_answers_404(browser: Client, other_user: User) ->
         response = browser.post(reverse(f"knowledge:{name}", args=[theirs.pk]), {"name": "x"})
         assert response.status_code == 404
     assert Context.objects.filter(pk=theirs.pk, name="Theirs").exists()
+
+
+def test_add_a_claim_here_preselects_the_context(browser: Client, user: User) -> None:
+    health = ContextFactory(user=user, name="Health")
+
+    response = browser.get(reverse("knowledge:claim-add"), {"context": str(health.pk)})
+    stray = browser.get(reverse("knowledge:claim-add"), {"context": "not-a-context"})
+
+    assert response.context["form"]["contexts"].value() == [str(health.pk)]
+    assert stray.status_code == 200
