@@ -283,7 +283,7 @@
       C.api("GET", "claims/pending-count")
         .then(function (data) {
           setPending(data.pending);
-          if (data.pending !== known && attempt > 0 && !turn) {
+          if (data.pending !== known && !turn) {
             return C.fragment(chat.dataset.messagesUrl + "?after=" + after).then(function (nodes) {
               R.removeStale(nodes);
               log.appendChild(nodes);
