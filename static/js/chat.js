@@ -283,7 +283,11 @@
       C.api("GET", "claims/pending-count")
         .then(function (data) {
           setPending(data.pending);
-          if (data.pending !== known && !turn) {
+          // Re-read the turn only when its answer shows no suggestion yet: one the user is
+          // already reviewing must not be replaced under their hand.
+          var answer = log.querySelector('.msg-assistant[data-order="' + (after + 2) + '"]');
+          var shown = answer && answer.querySelector("[data-suggestion], .turn-saved, .turn-reviewed");
+          if (data.pending !== known && !turn && !shown) {
             return C.fragment(chat.dataset.messagesUrl + "?after=" + after).then(function (nodes) {
               R.removeStale(nodes);
               log.appendChild(nodes);

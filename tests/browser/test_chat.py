@@ -68,7 +68,7 @@ def test_a_suggested_memory_is_approved_from_the_knowledge_page(
     expect(page.locator("article.msg-assistant.status-complete")).to_have_count(1, timeout=20_000)
 
     page.goto(f"{server}/knowledge/pending/")
-    expect(page.get_by_text("I prefer green tea")).to_be_visible()
+    expect(page.get_by_role("link", name="I prefer green tea")).to_be_visible()
     shot("pending")
     page.get_by_role("button", name="Approve").first.click()
     expect(page.get_by_text(re.compile("Approved #"))).to_be_visible(timeout=10_000)
