@@ -455,3 +455,29 @@ def test_another_users_suggestions_are_never_shown(
 
     assert "Bob's claim" not in page
     assert "Suggested for memory" not in page
+
+
+def test_a_suggestion_reviewed_without_javascript_comes_back_to_its_answer(
+    owner: Client, user: User, conversation: Conversation
+) -> None:
+    question = ask(conversation, "I prefer green tea")
+    suggested = ClaimFactory(
+        user=user,
+        statement="I prefer green tea",
+        status="pending",
+        origin=ClaimOrigin.EXTRACTED,
+        source_message=question,
+    )
+    reply = answer(conversation, "Noted.")
+    back = f"{reverse('chat:conversation', args=[conversation.pk])}#message-{reply.pk}"
+
+    response = owner.post(
+        reverse("knowledge:review", args=[suggested.pk]), {"decision": "approve", "next": back}
+    )
+    page = owner.get(reverse("chat:conversation", args=[conversation.pk])).text
+
+    assert response.status_code == 302
+    assert response["Location"] == back
+    assert f"Approved #{suggested.number}" in page
+    assert "Saved to memory:" in page
+    assert "Suggested for memory" not in page
