@@ -175,6 +175,15 @@
         (event.notices || []).forEach(function (notice) {
           turn.user.appendChild(C.el("p", { class: "msg-notice", text: notice }));
         });
+        // What the question stored, in words, while the answer is still being written; the
+        // saved answer shows the same lines (and any suggestions) when it replaces this one.
+        if ((event.changes || []).length) {
+          turn.answer.node.appendChild(
+            C.el("div", { class: "turn-changes" }, [
+              C.el("ul", { class: "turn-facts" }, event.changes.map(function (text) { return C.el("li", { text: text }); })),
+            ])
+          );
+        }
         return;
       case "clarify":
         if (!turn) return;
