@@ -165,12 +165,13 @@ def claims_pending(*, user: User) -> QuerySet[Claim]:
 
 
 def claims_from_messages(*, user: User, message_ids: Iterable[uuid.UUID]) -> QuerySet[Claim]:
-    """The user's claims extracted from ``message_ids`` (pending or kept; retracted and
-    superseded ones are history), oldest first: what a chat turn suggested or saved."""
+    """The user's claims taken from ``message_ids`` — extracted after the answer, or added
+    by the model's memory tool during it — pending or kept (retracted and superseded ones
+    are history), oldest first: what a chat turn suggested or saved."""
     return Claim.objects.filter(
         user=user,
         source_message_id__in=list(message_ids),
-        origin=ClaimOrigin.EXTRACTED,
+        origin__in=[ClaimOrigin.EXTRACTED, ClaimOrigin.CHAT],
         status__in=[*USABLE_STATUSES, ClaimStatus.PENDING],
     ).order_by("number")
 

@@ -481,3 +481,23 @@ def test_a_suggestion_reviewed_without_javascript_comes_back_to_its_answer(
     assert f"Approved #{suggested.number}" in page
     assert "Saved to memory:" in page
     assert "Suggested for memory" not in page
+
+
+def test_a_claim_the_models_tool_added_is_said_under_the_answer(
+    owner: Client, user: User, conversation: Conversation
+) -> None:
+    question = ask(conversation, "Remember that my passport expires in May")
+    added = ClaimFactory(
+        user=user,
+        statement="My passport expires in May",
+        origin=ClaimOrigin.CHAT,
+        source_message=question,
+    )
+    answer(conversation, "Saved.")
+
+    page = owner.get(reverse("chat:conversation", args=[conversation.pk])).text
+
+    assert (
+        f'Saved to memory: <a href="{reverse("knowledge:claim", args=[added.pk])}">'
+        f"#{added.number}</a> My passport expires in May"
+    ) in page
