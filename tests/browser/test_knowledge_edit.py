@@ -115,3 +115,33 @@ def test_claims_and_contexts_are_edited_in_place(
     shot(f"context-emptied-{width}")
     assert not sleep.claims.exists()
     assert Claim.objects.filter(user=user, number=2).exists()
+
+
+def test_the_admin_claim_list_is_readable(page: Page, server: str, shot: Any) -> None:
+    """For power users the admin stays: at 1366 px the statement has room, the index's
+    chunks are not listed, and no breadcrumb reads "Contexts › Contexts"."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    user = log_in(page, server, email="admin-reader@example.com")
+    claim_create(
+        user=user,
+        statement="I want to run a half marathon in under two hours before next autumn",
+        claim_types=["goal"],
+    )
+
+    page.goto(f"{server}/admin/claims/claim/")
+    statement = page.locator("#result_list td.field-excerpt").first
+    expect(statement).to_contain_text("half marathon in under two hours before next autumn")
+    box = statement.bounding_box()
+    assert box is not None
+    assert box["width"] >= 380
+    # Every column is in view: the list does not scroll sideways inside its box.
+    assert page.evaluate(
+        "(() => { const t = document.querySelector('#result_list');"
+        " return t.getBoundingClientRect().right <= window.innerWidth; })()"
+    )
+    expect(page.locator("#result_list th.column-updated_at")).to_be_in_viewport()
+    shot("admin-claims")
+    page.goto(f"{server}/admin/")
+    expect(page.locator("#content-main")).not_to_contain_text("Chunks")
+    page.goto(f"{server}/admin/contexts/context/")
+    expect(page.locator(".breadcrumbs")).to_contain_text("Context tree › Contexts")
