@@ -133,9 +133,7 @@
           if (input.value === text) renderChips();
         })
         .catch(function () { /* chips without ranks until the server answers */ });
-      ranks = [];
-      chips.replaceChildren();
-      return;
+      return; // the chips drawn last stay until the server has read this text
     }
     drawChips(text, ranks || []);
   }
