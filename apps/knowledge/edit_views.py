@@ -156,8 +156,16 @@ def claim_contexts_view(request: HttpRequest, claim_id: uuid.UUID) -> HttpRespon
     claim = claim_get(user=user, claim_id=claim_id)
     form = ClaimContextsForm(request.POST, contexts=context_tree(user=user))
     if not form.is_valid():
-        messages.error(request, "Choose contexts from the list.")
-        return redirect("knowledge:claim", claim.pk)
+        # Only a hand-made request gets here: the page offers the user's own contexts only.
+        return render(
+            request,
+            "errors/page.html",
+            {
+                "title": "Those contexts cannot be chosen",
+                "explanation": "contexts: choose from your own contexts; nothing was changed.",
+            },
+            status=400,
+        )
     chosen = form.chosen_contexts()
     claim_contexts_set(claim=claim, contexts=chosen)
     names = ", ".join(context.name for context in chosen) or "no context"

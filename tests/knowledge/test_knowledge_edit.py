@@ -253,3 +253,20 @@ def test_add_a_claim_here_preselects_the_context(browser: Client, user: User) ->
 
     assert response.context["form"]["contexts"].value() == [str(health.pk)]
     assert stray.status_code == 200
+
+
+def test_moving_into_another_users_context_is_a_400(
+    browser: Client, user: User, other_user: User
+) -> None:
+    mine = ContextFactory(user=user, name="Mine")
+    claim = ClaimFactory(user=user)
+    mine.claims.add(claim)
+    theirs = ContextFactory(user=other_user, name="Theirs")
+
+    response = browser.post(
+        reverse("knowledge:claim-contexts", args=[claim.pk]), {"contexts": [theirs.pk]}
+    )
+
+    assert response.status_code == 400
+    assert "contexts:" in response.text
+    assert list(claim.contexts.all()) == [mine]
