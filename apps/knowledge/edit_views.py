@@ -37,7 +37,7 @@ from apps.core.request_user import current_user
 
 from .forms import ClaimContextsForm, ClaimForm, ContextForm, PinForm
 from .services import knowledge_claim_add, knowledge_claim_edit
-from .views import context_forest, page_context
+from .views import context_forest, context_page, page_context
 
 
 def _label(claim: Claim) -> str:
@@ -213,9 +213,8 @@ def context_edit(request: HttpRequest, context_id: uuid.UUID) -> HttpResponse:
         else:
             messages.success(request, f"Saved the context “{context.name}”.")
             return redirect("knowledge:context", context.pk)
-    context.refresh_from_db()
-    messages.error(request, "The context was not changed: " + _errors_text(form))
-    return redirect("knowledge:context", context.pk)
+    context.refresh_from_db()  # the page shows the context as it still is
+    return context_page(request, user, context, edit_form=form, status=400)
 
 
 def _context_save(context: Context, form: ContextForm) -> None:
@@ -228,14 +227,6 @@ def _context_save(context: Context, form: ContextForm) -> None:
         parent = form.chosen_parent()
         if parent != context.parent:
             context_move(context=context, parent=parent)
-
-
-def _errors_text(form: ContextForm) -> str:
-    parts = []
-    for field, errors in form.errors.items():
-        text = " ".join(str(error) for error in errors)
-        parts.append(text if field == "__all__" else f"{form.fields[field].label or field}: {text}")
-    return " ".join(parts)
 
 
 @require_POST

@@ -144,12 +144,33 @@ def context_index(request: HttpRequest) -> HttpResponse:
 def context_detail(request: HttpRequest, context_id: uuid.UUID) -> HttpResponse:
     user = current_user(request)
     context = context_get(user=user, context_id=context_id)
+    return context_page(request, user, context)
+
+
+def context_page(
+    request: HttpRequest,
+    user: User,
+    context: Context,
+    edit_form: ContextForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """One context's page; ``edit_form`` is a refused edit, shown open with its errors."""
     children = context.children.annotate(
         claim_count=Count("memberships", filter=Q(memberships__claim__status__in=USABLE_STATUSES))
     )
     page = Paginator(context_resolved_queryset(user=user, context=context), PAGE_SIZE).get_page(
         request.GET.get("page")
     )
+    if edit_form is None:
+        edit_form = ContextForm(
+            initial={
+                "name": context.name,
+                "description": context.description,
+                "parent": str(context.parent_id or ""),
+            },
+            contexts=context_tree(user=user),
+            editing=context,
+        )
     return render(
         request,
         "knowledge/context_detail.html",
@@ -160,17 +181,10 @@ def context_detail(request: HttpRequest, context_id: uuid.UUID) -> HttpResponse:
             page=page,
             ancestors=context_ancestors(context=context),
             children=children.order_by("name"),
-            edit_form=ContextForm(
-                initial={
-                    "name": context.name,
-                    "description": context.description,
-                    "parent": str(context.parent_id or ""),
-                },
-                contexts=context_tree(user=user),
-                editing=context,
-            ),
+            edit_form=edit_form,
             own_count=context.claims.count(),
         ),
+        status=status,
     )
 
 

@@ -220,13 +220,13 @@ def test_a_context_cannot_move_under_its_own_child(browser: Client, user: User) 
     response = browser.post(
         reverse("knowledge:context-edit", args=[root.pk]),
         {"name": "Renamed", "parent": str(child.pk)},
-        follow=True,
     )
 
     root.refresh_from_db()
     assert root.parent is None
     assert root.name == "Root"
-    assert "cannot be moved under itself" in response.text
+    assert response.status_code == 400
+    assert "cannot be moved under itself" in str(response.context["edit_form"].errors["parent"])
 
 
 def test_a_context_without_a_name_is_a_form_error(browser: Client, user: User) -> None:
@@ -270,3 +270,15 @@ def test_moving_into_another_users_context_is_a_400(
     assert response.status_code == 400
     assert "contexts:" in response.text
     assert list(claim.contexts.all()) == [mine]
+
+
+def test_a_blank_rename_is_shown_on_the_form(browser: Client, user: User) -> None:
+    context = ContextFactory(user=user, name="Health")
+
+    response = browser.post(reverse("knowledge:context-edit", args=[context.pk]), {"name": " "})
+
+    context.refresh_from_db()
+    assert response.status_code == 400
+    assert response.context["edit_form"].errors["name"]
+    assert context.name == "Health"
+    assert "<details open>" in response.text
