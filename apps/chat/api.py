@@ -55,6 +55,7 @@ class MessageSerializer(serializers.ModelSerializer):
             "references",
             "memory_used",
             "sources",
+            "review_findings",
             "fact_counts",
             "index_status",
             "model_name",

@@ -15,6 +15,7 @@ from typing import Any
 
 from apps.chat.error_codes import REJECTION_CODES, ErrorCode
 from apps.chat.models import Message
+from apps.chat.pipeline.sources import without_footer
 from apps.chat.pipeline.types import MAX_MESSAGE_CHARS, FactCounts, MemoryItem
 from apps.chat.rendering import render_markdown
 from apps.contexts.references import ReferenceResolution
@@ -85,6 +86,14 @@ class TurnError:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Reviewed:
+    """What the alignment review found in the saved answer (its numbers), sent before
+    ``Done`` so the page can say so while the marked answer is swapped in."""
+
+    message: Message
+
+
+@dataclass(frozen=True, kw_only=True)
 class Done:
     message: Message
     html: str  # rendered off the event loop (message_html) before the event is built
@@ -104,6 +113,7 @@ TurnEvent = (
     | ToolCalled
     | ToolAnswered
     | TurnError
+    | Reviewed
     | Done
     | Pong
 )
@@ -115,7 +125,24 @@ def message_html(message: Message) -> str:
         item["number"]: item.get("url") or f"#src-{item['number']}"
         for item in message.sources or []
     }
-    return render_markdown(message.content, sources=sources)
+    # The doubt is about the sentence citing [N], not the source: the footer's own
+    # numbers stay unmarked.
+    answer = without_footer(message.content)
+    footer = message.content[len(answer) :]
+    marked = render_markdown(answer, sources=sources, unsupported=unsupported_citations(message))
+    return marked + (render_markdown(footer, sources=sources) if footer else "")
+
+
+def unsupported_citations(message: Message) -> dict[int, str]:
+    """{N: why} for each `[N]` the alignment review found unsupported or wrong."""
+    reasons: dict[int, list[str]] = {}
+    for finding in message.review_findings or []:
+        ref = finding.get("ref")
+        if isinstance(ref, int):
+            kind = str(finding.get("type", "issue")).replace("_", " ")
+            reason = str(finding.get("reason", "")).strip()
+            reasons.setdefault(ref, []).append(f"{kind}: {reason}" if reason else kind)
+    return {ref: "; ".join(texts) for ref, texts in reasons.items()}
 
 
 def message_payload(message: Message, html: str) -> dict[str, Any]:
@@ -127,6 +154,7 @@ def message_payload(message: Message, html: str) -> dict[str, Any]:
         "content": message.content,
         "html": html,
         "sources": message.sources,
+        "review_findings": message.review_findings,
         "memory_used": message.memory_used,
         "fact_counts": message.fact_counts,
         "index_status": message.index_status,
@@ -219,6 +247,13 @@ def event_payload(event: TurnEvent) -> dict[str, Any]:
             if event.message_id is not None:
                 payload["message_id"] = str(event.message_id)
             return payload
+        case Reviewed():
+            return {
+                "type": "review",
+                "message_id": str(event.message.id),
+                "corrected": bool((event.message.usage or {}).get("aligned")),
+                "findings": list(event.message.review_findings or []),
+            }
         case Done():
             return {"type": "done", "message": message_payload(event.message, event.html)}
         case Pong():

@@ -73,6 +73,9 @@ class Message(models.Model):
     )
     memory_used = models.JSONField(default=list, blank=True)
     sources = models.JSONField(default=list, blank=True)
+    # What the alignment review found wrong with the answer ({"type", "ref", "reason"}),
+    # kept whether or not it was corrected, so the page can mark the `[N]` (issue 17).
+    review_findings = models.JSONField(default=list, blank=True)
     fact_counts = models.JSONField(default=dict, blank=True)
     index_status = models.CharField(max_length=20, blank=True)
     model_name = models.CharField(max_length=100, blank=True)

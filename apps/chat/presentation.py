@@ -42,17 +42,6 @@ class MemoryRow:
 
 
 @dataclass(frozen=True)
-class SourceRow:
-    number: int
-    kind: str
-    title: str
-    excerpt: str
-    url: str | None
-    cited: bool
-    anchor: str
-
-
-@dataclass(frozen=True)
 class FactsBadge:
     """A warning under an answer when its question could not be made searchable."""
 
@@ -83,7 +72,9 @@ class MessageView:
     status_class: str = ""
     badge: FactsBadge | None = None
     memory: list[MemoryRow] = field(default_factory=list)
-    sources: list[SourceRow] = field(default_factory=list)
+    # What the alignment review found (its marks are on the `[N]` in ``html``).
+    review_notes: list[str] = field(default_factory=list)
+    review_corrected: bool = False
     clarify_topics: list[str] = field(default_factory=list)
     # The user's words this answer replied to: re-sent by a clarify choice or "try again".
     prompt_text: str = ""
@@ -210,20 +201,16 @@ def _memory_rows(
     return rows
 
 
-def _source_rows(message: Message) -> list[SourceRow]:
-    return [
-        SourceRow(
-            number=int(s["number"]),
-            kind=str(s.get("kind", "")),
-            title=str(s.get("title", "")),
-            excerpt=str(s.get("excerpt", "")),
-            url=s.get("url"),
-            cited=bool(s.get("cited")),
-            anchor=f"src-{message.pk}-{s['number']}",
-        )
-        for s in message.sources or []
-        if "number" in s
-    ]
+def review_notes(message: Message) -> list[str]:
+    """The review's findings as sentences: "[2] unsupported: shares no words with …"."""
+    notes = []
+    for finding in message.review_findings or []:
+        ref = finding.get("ref")
+        kind = str(finding.get("type", "issue")).replace("_", " ")
+        reason = str(finding.get("reason", "")).strip()
+        where = f"[{ref}] " if isinstance(ref, int) else ""
+        notes.append(f"{where}{kind}" + (f": {reason}" if reason else ""))
+    return notes
 
 
 def _claim_states(user: User, messages: Sequence[Message]) -> dict[str, bool]:
@@ -286,7 +273,8 @@ def message_views(
                 status_class=note_class,
                 badge=facts_badge(message),
                 memory=_memory_rows(message.memory_used or [], known, pinned_here),
-                sources=_source_rows(message),
+                review_notes=review_notes(message),
+                review_corrected=bool((message.usage or {}).get("aligned")),
                 clarify_topics=[str(t) for t in clarify] if message.order == last_order else [],
                 prompt_text=user_text.get(message.order - 1, ""),
                 remember_default=remember_default(message),

@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 
 import nh3
+from django.utils.html import escape
 from markdown_it import MarkdownIt
 
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
@@ -51,14 +52,29 @@ _ALLOWED_ATTRIBUTES = {
 }
 
 
-def render_markdown(text: str, *, sources: Mapping[int, str] | None = None) -> str:
+def render_markdown(
+    text: str,
+    *,
+    sources: Mapping[int, str] | None = None,
+    unsupported: Mapping[int, str] | None = None,
+) -> str:
+    """``unsupported`` maps a source number to why the review doubted the sentences
+    citing it: that `[N]` is marked, with the reason on hover and for screen readers."""
     html = _markdown.render(text or "")
     if sources:
+        doubted = unsupported or {}
 
         def link(match: re.Match[str]) -> str:
             number = int(match.group(1))
             if number not in sources:
                 return match.group(0)
+            if number in doubted:
+                reason = escape(f"Not supported by source {number} — {doubted[number]}")
+                return (
+                    f'<sup class="cite unsupported"><a href="{sources[number]}" '
+                    f'title="{reason}">[{number}]<span class="visually-hidden"> ({reason})'
+                    "</span></a></sup>"
+                )
             return (
                 f'<sup class="cite"><a href="{sources[number]}" title="Source {number}">'
                 f"[{number}]</a></sup>"

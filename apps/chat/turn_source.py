@@ -31,6 +31,7 @@ class ChatTurnSource:
             user_id=conversation.user_id,
             project_id=conversation.project_id,
             archived=conversation.archived,
+            previous_message_id=previous.pk if previous else None,
         )
 
     def turns(self, *, message_ids: Sequence[uuid.UUID | str]) -> list[TurnToIndex]:
@@ -64,6 +65,7 @@ class ChatTurnSource:
                         user_id=conversation.user_id,
                         project_id=conversation.project_id,
                         archived=conversation.archived,
+                        previous_message_id=history[index - 1].pk if index > 0 else None,
                     )
                 )
         return found

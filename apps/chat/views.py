@@ -12,6 +12,8 @@ import uuid
 from typing import Any
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -107,9 +109,15 @@ def _create(request: HttpRequest) -> HttpResponse:
     return redirect("chat:conversation", conversation_id=conversation.pk)
 
 
+@login_not_required  # a visitor sees what Cairn is (issue 18); everything else needs a login
 @require_http_methods(["GET", "HEAD", "POST"])
 def home(request: HttpRequest) -> HttpResponse:
-    """The newest open conversation, or the empty state; a POST starts a conversation."""
+    """The newest open conversation, or the empty state; a POST starts a conversation.
+    Logged out: the front page, which says what Cairn is and offers sign up and log in."""
+    if not request.user.is_authenticated:
+        if request.method == "POST":
+            return redirect_to_login(request.get_full_path())
+        return render(request, "welcome.html", {"nav": "welcome"})
     if request.method == "POST":
         return _create(request)
     user = current_user(request)

@@ -48,6 +48,9 @@ class ClaimStatus(models.TextChoices):
     PENDING = "pending", "Pending review"
     RETRACTED = "retracted", "Retracted"
     SUPERSEDED = "superseded", "Superseded"
+    # A goal or task completed, a shopping item ticked off: true once, finished now; not
+    # "retracted", which says it was wrong (issue 17). It can be restored to active.
+    DONE = "done", "Done"
 
 
 # Only these are used in answers and in context resolution (DESIGN §4).

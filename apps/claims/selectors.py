@@ -234,3 +234,20 @@ def _get_owned(queryset: QuerySet, object_id: uuid.UUID | str, noun: str):  # ty
         return queryset.get(id=uuid.UUID(str(object_id)))
     except (ValueError, queryset.model.DoesNotExist) as exc:
         raise Http404(f"No such {noun}.") from exc
+
+
+# The typed lists a person keeps (issue 17): what each holds, in the words of the pages.
+LIST_TYPES = {"goal": "Goals", "task": "Tasks", "shopping_item": "Shopping list"}
+LIST_STATUSES: dict[str, tuple[str, ...]] = {
+    "current": tuple(USABLE_STATUSES),
+    "done": (ClaimStatus.DONE,),
+    "any": (*USABLE_STATUSES, ClaimStatus.DONE),
+}
+
+
+def claims_on_list(*, user: User, claim_type: str, status: str = "current") -> QuerySet[Claim]:
+    """The user's claims of one type (any of their types) in a list status, oldest first
+    so each keeps its place and its #N; ``status`` is a key of ``LIST_STATUSES``."""
+    return claim_list(user=user, statuses=LIST_STATUSES[status], claim_types=[claim_type]).order_by(
+        "number"
+    )

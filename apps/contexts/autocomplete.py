@@ -8,7 +8,7 @@ UNION ALL of per-kind top-N queries, each served by the trigram and full-text in
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from django.db import connection
@@ -34,6 +34,7 @@ class Suggestion:
     preview: str
     tier: int
     similarity: float
+    group: str = ""  # for a bare "@": "pinned" or "recent"
 
 
 def normalise_query(raw: str) -> str:
@@ -103,13 +104,24 @@ SELECT 'claim', c.friendly_id, c.number::text, c.statement,
  ORDER BY 5, c.updated_at DESC LIMIT {_CANDIDATES}
 """
 
+# A bare "@" (issue 18): the claims pinned everywhere first, then what the user touched
+# last, claims waiting for review included (a new user's first memories are those), then
+# contexts; the most a bare "@" can offer without knowing what they mean.
 _RECENT_SQL = f"""
-(SELECT 'context' AS kind, friendly_id, name AS extra, description AS text, updated_at
-   FROM {Context._meta.db_table} WHERE user_id = %(user)s ORDER BY updated_at DESC LIMIT 4)
-UNION ALL
-(SELECT 'claim', friendly_id, number::text, statement, updated_at
-   FROM {Claim._meta.db_table} WHERE user_id = %(user)s AND status IN ('active', 'contested')
+(SELECT 'claim' AS kind, friendly_id, number::text AS extra, statement AS text,
+        'pinned' AS grp, 0 AS rank, updated_at
+   FROM {Claim._meta.db_table}
+  WHERE user_id = %(user)s AND pinned AND status IN ('active', 'contested')
   ORDER BY updated_at DESC LIMIT %(limit)s)
+UNION ALL
+(SELECT 'claim', friendly_id, number::text, statement, 'recent', 1, updated_at
+   FROM {Claim._meta.db_table}
+  WHERE user_id = %(user)s AND NOT pinned AND status IN ('active', 'contested', 'pending')
+  ORDER BY updated_at DESC LIMIT %(limit)s)
+UNION ALL
+(SELECT 'context', friendly_id, name, description, 'recent', 2, updated_at
+   FROM {Context._meta.db_table} WHERE user_id = %(user)s ORDER BY updated_at DESC LIMIT 3)
+ORDER BY rank, updated_at DESC
 LIMIT %(limit)s
 """
 
@@ -127,15 +139,9 @@ def _suggestion(
     kind: str, friendly_id: str, extra: str, text: str, tier: int, sim: float
 ) -> Suggestion:
     if kind == "claim":
-        return Suggestion(
-            kind,
-            friendly_id,
-            f"claim_{extra}",
-            f"#{extra} {friendly_id}",
-            _preview(text),
-            tier,
-            sim,
-        )
+        # The friendly ID the list shows is what goes into the message (issue 18); it is
+        # unique per user and resolves to this claim just as ``claim_N`` would.
+        return Suggestion(kind, friendly_id, friendly_id, f"#{extra}", _preview(text), tier, sim)
     if kind == "entity":
         return Suggestion(kind, friendly_id, friendly_id, extra, f"{text} entity", tier, sim)
     if kind == "tag":
@@ -161,8 +167,8 @@ def reference_suggestions(*, user: User, query: str, limit: int = 10) -> list[Su
         if not q:
             cursor.execute(_RECENT_SQL, {"user": user.pk, "limit": limit})
             return [
-                _suggestion(kind, fid, extra, text, 0, 0.0)
-                for kind, fid, extra, text, _ in cursor.fetchall()
+                replace(_suggestion(kind, fid, extra, text, 0, 0.0), group=group)
+                for kind, fid, extra, text, group, _, _ in cursor.fetchall()
             ]
         number_match = re.fullmatch(r"(?:claim_)?(\d{1,9})", q)
         # Statement words only for word-like input ("morning run"), not an ID being typed

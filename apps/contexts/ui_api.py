@@ -21,6 +21,7 @@ class SuggestionOut(Schema):
     insert: str
     label: str
     preview: str
+    group: str
 
 
 class ReferenceQuery(Schema):
@@ -40,6 +41,7 @@ def references(request: HttpRequest, params: Query[ReferenceQuery]) -> list[Sugg
             insert=s.insert,
             label=s.label,
             preview=s.preview,
+            group=s.group,
         )
         for s in suggestions
     ]

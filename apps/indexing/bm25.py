@@ -7,13 +7,12 @@ searcher's collection — the user's rows of the kinds searched, in the project 
 search is scoped to one — read from ``LexicalCollection`` / ``LexicalTerm``, which
 triggers keep current (``lexical_triggers``); no other account's rows ever count.
 
-Every row matching any of the query's terms is eligible (OR semantics). To avoid
-scoring every row that holds a common word, rankings are pruned by score, exactly
-(MaxScore): terms are taken rarest first, and only rows holding one of the rarer
-*essential* terms are scored (on all terms); a row holding none of them scores at most
-the sum of the other terms' bounds, ``idf · (k1 + 1)``, so once the ``limit``-th score
-reaches that sum no unscored row can enter the ranking. Rankings equal those of a plain
-implementation (``tests/indexing/test_bm25.py``).
+Every row holding any of the query's terms is scored (OR semantics), from its postings
+(``ChunkPosting``, ``ClaimPosting``: one row per lexeme of each row, kept by triggers):
+the query's terms' postings of the user are read through one covering index and summed per
+row, which is Okapi BM25 exactly. Nothing is cut by plan order or by a cap: the rows are
+ranked by score and only then checked against the rest of the search's scope. Rankings
+equal those of a plain implementation (``tests/indexing/test_bm25.py``).
 """
 
 from __future__ import annotations
@@ -53,10 +52,6 @@ class Terms:
     terms: list[str]
     idfs: list[float]
     average_length: float
-
-    def bounds_after(self, count: int) -> float:
-        """The highest score a row holding none of the first ``count`` terms can reach."""
-        return sum(idf * (K1 + 1) for idf in self.idfs[count:])
 
 
 def idf(rows: int, frequency: int) -> float:
@@ -117,43 +112,61 @@ def _project_filter(collection: Collection) -> tuple[str, list[Any]]:
     return "AND project_key = ANY(%s::uuid[])", [[str(collection.project_id), ZERO_UUID]]
 
 
-def tsquery_any(terms: Sequence[str]) -> str:
-    """A ``tsquery`` matching rows holding any of ``terms`` (lexemes, taken as they are)."""
-    return " | ".join("'" + term.replace("\\", "\\\\").replace("'", "''") + "'" for term in terms)
+POSTING_KINDS = {"document": 1, "message": 2, "window": 3}  # ChunkPosting.kind
 
 
-def scored_sql(scope_sql: str, column: str, length: str) -> str:
-    """``(id, BM25 score)`` of the rows of ``scope_sql`` (which selects ``id`` and
-    ``column``) holding one of the essential terms, best first; ``length`` is the SQL of
-    a row's length in tokens. Parameters: the scope's, then terms, idfs, average length,
-    the essential terms' tsquery, limit. A row's term frequencies are read from its vector
-    cut to the query's terms (``setweight`` marks them, ``ts_filter`` keeps them: both in
-    C, far cheaper than unnesting every lexeme)."""
-    return (
-        "SELECT s.id, sum(q.idf * u.tf * %s / (u.tf + %s * l.norm)) AS value "
-        f"FROM ({scope_sql}) AS s "
-        f"CROSS JOIN LATERAL (SELECT 1 - %s + %s * {length} / %s AS norm) AS l "
-        "CROSS JOIN LATERAL (SELECT lexeme, greatest(cardinality(positions), 1) AS tf "
-        f"  FROM unnest(ts_filter(setweight(s.{column}, 'A', %s::text[]), '{{a}}'))) AS u "
-        "JOIN unnest(%s::text[], %s::float8[]) AS q(term, idf) ON q.term = u.lexeme "
-        f"WHERE s.{column} @@ %s::tsquery "
-        "GROUP BY s.id ORDER BY value DESC, s.id LIMIT %s"
+def posting_kinds(kinds: Sequence[str], *, window: bool) -> list[int]:
+    """The ``ChunkPosting`` kinds a ranking reads: of the chunks' own text, or windows."""
+    if window:
+        return [POSTING_KINDS["window"]]
+    return [POSTING_KINDS[kind] for kind in kinds if kind in ("document", "message")]
+
+
+def postings_sql(
+    scope_kind: str,
+    collection: Collection,
+    kinds: Sequence[int],
+    terms: Terms,
+    depth: int,
+    scope_sql: str,
+    scope_params: Sequence[object],
+) -> tuple[str, list[Any]]:
+    """``(id, score)`` of the ``depth`` best-scoring rows by the postings that are also in
+    the scope ``scope_sql`` (which selects ``id``), in no order, then ``(NULL, how many
+    rows the postings gave)``. Every posting of every query term of the collection is
+    read through the covering index and summed per row: Okapi BM25 in one aggregate."""
+    if scope_kind == "chunk":
+        table, key = "indexing_chunk_posting", "chunk_id"
+        where = "AND p.kind = ANY(%s::smallint[])"
+        where_params: list[object] = [list(kinds)]
+        if collection.project_id is not None:
+            where += " AND p.project_id = %s"
+            where_params.append(collection.project_id)
+    else:
+        table, key, where, where_params = "indexing_claim_posting", "claim_id", "", []
+    sql = (
+        "WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(term, idf)), "
+        f"top AS (SELECT p.{key} AS id, "
+        # float8 throughout: untyped parameters would make the sum numeric, several
+        # times slower over tens of thousands of postings.
+        "  sum(q.idf * p.tf * %s::float8 "
+        "  / (p.tf + %s::float8 * (%s::float8 + %s::float8 * p.length))) AS value "
+        f"  FROM q JOIN {table} AS p ON p.user_id = %s AND p.term = q.term {where} "
+        f"  GROUP BY p.{key} ORDER BY value DESC, p.{key} LIMIT %s) "
+        "SELECT top.id::text, top.value FROM top WHERE top.id = ANY(ARRAY("
+        f"  SELECT s.id FROM ({scope_sql}) AS s WHERE s.id = ANY(ARRAY(SELECT id FROM top)))) "
+        "UNION ALL SELECT NULL, count(*) FROM top"
     )
-
-
-def scored_params(
-    scope_params: Sequence[object], terms: Terms, essential: int, limit: int
-) -> list[object]:
-    return [
-        K1 + 1,
-        K1,
-        *scope_params,
-        B,
-        B,
-        terms.average_length,
-        terms.terms,
+    params: list[Any] = [
         terms.terms,
         terms.idfs,
-        tsquery_any(terms.terms[:essential]),
-        limit,
+        K1 + 1,
+        K1,
+        1 - B,
+        B / terms.average_length,
+        collection.user_id,
+        *where_params,
+        depth,
+        *scope_params,
     ]
+    return sql, params

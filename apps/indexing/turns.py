@@ -29,6 +29,8 @@ class TurnToIndex:
     user_id: int
     project_id: uuid.UUID
     archived: bool
+    # The turn before, whose window gains this one as its following turn.
+    previous_message_id: uuid.UUID | None = None
 
 
 class TurnSource(Protocol):

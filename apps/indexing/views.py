@@ -25,6 +25,7 @@ from apps.projects.models import Project
 from apps.projects.selectors import project_get, project_list
 from apps.projects.services import project_chosen_or_personal, project_ensure_personal
 
+from .explain import explain_document
 from .extract.zipguard import format_bytes
 from .forms import FolderSourceForm, UploadForm
 from .models import Source
@@ -70,7 +71,9 @@ def _source_context(user: User, source: Source) -> dict[str, Any]:
     documents = document_list(user=user, source=source)
     return {
         "source": source,
-        "documents": documents[:DOCUMENTS_SHOWN],
+        "documents": [
+            (document, explain_document(document)) for document in documents[:DOCUMENTS_SHOWN]
+        ],
         "more_documents": max(0, documents.count() - DOCUMENTS_SHOWN),
     }
 
@@ -190,14 +193,23 @@ def document_detail(request: HttpRequest, document_id: uuid.UUID) -> HttpRespons
     return render(
         request,
         "files/document.html",
-        {"nav": "files", "document": document, "passages": passages.get_page(page_number)},
+        {
+            "nav": "files",
+            "document": document,
+            "explanation": explain_document(document),
+            "passages": passages.get_page(page_number),
+        },
     )
 
 
 @require_POST
 def document_reindex_view(request: HttpRequest, document_id: uuid.UUID) -> HttpResponse:
     document = document_get(user=current_user(request), document_id=document_id)
-    document_reindex(document=document)
+    try:
+        document_reindex(document=document)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return _back(document.source.project_id)
     messages.success(request, f"{document.name}: indexing again in the background.")
     return _back(document.source.project_id)
 

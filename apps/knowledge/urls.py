@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import edit_views, views
+from . import edit_views, lists, views
 
 app_name = "knowledge"
 
@@ -16,6 +16,8 @@ urlpatterns = [
     ),
     path("pending/", views.pending, name="pending"),
     path("claims/new/", edit_views.claim_add, name="claim-add"),
+    path("lists/", lists.lists_page, name="lists"),
+    path("lists/<uuid:claim_id>/", lists.list_item_action, name="list_item"),
     path("claims/<uuid:claim_id>/", views.claim_detail, name="claim"),
     path("claims/<uuid:claim_id>/edit/", edit_views.claim_edit, name="claim-edit"),
     path("claims/<uuid:claim_id>/retract/", edit_views.claim_retract_view, name="claim-retract"),

@@ -123,6 +123,17 @@
     return ranksRead.text === text ? ranksRead.ranks : null;
   }
 
+  /** Whether ``ref`` is the one the caret is still in: no verdict on it yet (issue 18:
+   * "@pre" is not "not found", it is half-typed). The verdict comes once the caret
+   * leaves it (a space, a click elsewhere, the focus moving away) or the message is sent. */
+  function stillTyping(ref) {
+    if (document.activeElement !== input || input.selectionStart !== input.selectionEnd) return false;
+    var caret = input.selectionStart;
+    if (ref.raw.charAt(0) === "#") return caret === ref.utf16End;
+    var current = window.CairnReferences.referenceAtCaret(input.value, caret);
+    return !!current && current.at === ref.utf16Start;
+  }
+
   function renderChips() {
     var text = input.value;
     var ranks = ranksOf(text);
@@ -142,6 +153,11 @@
     var parsed = window.CairnReferences.parseReferences(text, { ranks: ranks });
     var chipNodes = parsed.references.slice(0, 20).map(function (ref) {
       var chip = C.refChip(ref);
+      if (stillTyping(ref)) {
+        chip.classList.add("ref-typing");
+        chip.appendChild(C.el("span", { class: "chip-kind", text: "typing…" }));
+        return chip;
+      }
       if (ref.kind !== "uuid") {
         preview(ref.identifier).then(function (data) {
           if (data && !data.found) chip.classList.add("missing");
@@ -230,9 +246,13 @@
         C.el("button", { type: "button", class: "chip-btn", tabindex: "-1", "data-opt-pin": index, title: "Pin to this conversation (Alt+P)", text: "Pin here" }),
       ]);
     }
+    // The option shows exactly the text choosing it inserts (issue 18), then its label.
     return C.el("li", { role: "option", id: "ref-opt-" + index, class: "ref-option", "aria-selected": "false", "data-index": index }, [
-      C.el("span", { class: "kind", text: s.kind }),
-      C.el("span", { class: "insert", text: "@" + s.insert + (s.label && s.kind === "claim" ? "  " + s.friendly_id : s.label ? "  " + s.label : "") }),
+      C.el("span", { class: "kind", text: (s.group === "pinned" ? "pinned " : "") + s.kind }),
+      C.el("span", { class: "insert" }, [
+        C.el("span", { class: "ref-text", text: "@" + s.insert }),
+        s.label ? C.el("span", { class: "ref-label", text: s.label }) : C.el("span"),
+      ]),
       actions || C.el("span"),
       C.el("span", { class: "preview", text: s.preview }),
     ]);
@@ -241,11 +261,15 @@
   function show(list, forQuery) {
     suggestions = list;
     if (!list.length) {
-      if (forQuery.length < 2) {
+      if (forQuery.length === 1) {
         close();
         return;
       }
-      options.replaceChildren(C.el("li", { class: "ref-option muted", text: "Nothing matches @" + forQuery }));
+      // A bare "@" with nothing saved yet still says what "@" is for.
+      var hint = forQuery
+        ? "Nothing matches @" + forQuery
+        : "Nothing saved yet. Type a word to find a memory, context or tag; #number finds a claim.";
+      options.replaceChildren(C.el("li", { class: "ref-option muted", text: hint }));
       active = -1;
     } else {
       options.replaceChildren.apply(options, list.map(optionNode));
@@ -380,11 +404,18 @@
     renderChipsSoon();
     lookup();
   });
-  input.addEventListener("click", lookup);
+  input.addEventListener("click", function () {
+    lookup();
+    renderChipsSoon();
+  });
   input.addEventListener("keyup", function (event) {
-    if (event.key === "ArrowLeft" || event.key === "ArrowRight" || event.key === "Home" || event.key === "End") lookup();
+    if (event.key === "ArrowLeft" || event.key === "ArrowRight" || event.key === "Home" || event.key === "End") {
+      lookup();
+      renderChipsSoon();
+    }
   });
   input.addEventListener("blur", function () {
+    renderChipsSoon(); // the caret has left whatever was being typed: give its verdict
     window.setTimeout(function () {
       if (document.activeElement !== input) close();
     }, 150);

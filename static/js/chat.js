@@ -17,7 +17,7 @@
   var CODE = PROTOCOL.error_codes;
   var MAX_BYTES = PROTOCOL.max_message_bytes;
   var REJECTIONS = PROTOCOL.rejection_codes;
-  var TOOL_LABELS = { memory_search: "Searching memory", memory_add: "Saving a memory", read_document: "Reading a document" };
+  var TOOL_LABELS = { memory_search: "Searching memory", memory_add: "Saving a memory", memory_list: "Reading a list", memory_update: "Updating a memory", read_document: "Reading a document" };
 
   var R = C.render;
   var resyncNeeded = null;
@@ -199,6 +199,11 @@
         );
         return;
       case "sources":
+        return;
+      case "review":
+        // The marks themselves come with the saved answer's html (done); say it meanwhile.
+        if (!turn || !(event.findings || []).length) return;
+        C.announce("Checked against its sources: " + event.findings.length + " citation(s) doubted");
         return;
       case "delta":
         if (!turn) return;

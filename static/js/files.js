@@ -73,7 +73,9 @@
         : event.status === "ready" ? " ok" : RUNNING[event.status] ? " warn" : "");
     }
     var count = card.querySelector("[data-progress-count]");
-    if (count) count.textContent = event.done + " / " + event.total;
+    // A finished run's count is the card's own (files by status, matching the list),
+    // which the refresh that follows brings; only a running one shows the run's progress.
+    if (count && RUNNING[event.status]) count.textContent = event.done + " / " + event.total;
     var current = card.querySelector("[data-progress-current]");
     if (current) current.textContent = RUNNING[event.status] && event.current ? "· " + event.current : "";
     card.dataset.status = event.status;

@@ -82,8 +82,10 @@ def test_a_wrong_password_does_not_log_in(client: Client, user: User) -> None:
 @pytest.mark.parametrize(
     "name",
     [
-        "chat:home",
+        "chat:imports",  # "chat:home" is the visitors' front page (issue 18)
         "knowledge:home",
+        "files:home",
+        "facts:home",
         "accounts:settings",
         "accounts:tokens",
         "accounts:password_change",

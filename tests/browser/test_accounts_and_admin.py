@@ -24,8 +24,10 @@ def sign_up(page: Page, server: str, email: str = "new@example.com") -> None:
 
 def test_sign_up_lands_on_the_chat_page(page: Page, server: str, shot: Any) -> None:
     page.goto(server)
-    expect(page).to_have_url(re.compile(r"/login/"))
-    shot("login")
+    # A visitor's / is the front page (issue 18), whose Sign up leads to the form.
+    page.get_by_role("banner").get_by_role("link", name="Sign up").click()
+    expect(page).to_have_url(re.compile(r"/accounts/signup/$"))
+    shot("signup")
 
     sign_up(page, server)
 

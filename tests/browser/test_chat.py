@@ -8,14 +8,16 @@ from playwright.sync_api import Page, expect
 
 from apps.claims.models import Claim
 from apps.claims.services import claim_create
-from tests.browser.helpers import log_in, start_conversation
+from tests.browser.helpers import DESKTOP, PHONE, assert_fits_width, log_in, start_conversation
 
 pytestmark = pytest.mark.browser
 
 
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_chat_with_autocomplete_citations_sources_and_memory(
-    page: Page, server: str, shot: Any
+    page: Page, server: str, shot: Any, viewport: dict[str, int]
 ) -> None:
+    page.set_viewport_size(viewport)
     user = log_in(page, server, email="chatter@example.com")
     claim_create(
         user=user,
@@ -32,7 +34,9 @@ def test_chat_with_autocomplete_citations_sources_and_memory(
     composer.press("ArrowDown")
     composer.press("ArrowUp")
     composer.press("Enter")  # inserts the highlighted suggestion, does not send
-    expect(composer).to_have_value(re.compile(r"@claim_1\s*$"))
+    # What the list showed is what went in (issue 18: once "@claim_1").
+    expect(composer).to_have_value(re.compile(r"@prefer_morning\s*$"))
+    assert_fits_width(page)
     composer.press("Enter")
 
     answer = page.locator("article.msg-assistant.status-complete").last
@@ -41,7 +45,8 @@ def test_chat_with_autocomplete_citations_sources_and_memory(
     expect(answer).to_contain_text("Sources")
     expect(answer).to_contain_text("I prefer morning workouts")
     answer.get_by_text(re.compile(r"Memory used \(1\)")).click()
-    expect(answer).to_contain_text("REFERENCED @claim_1")
+    expect(answer).to_contain_text(re.compile("REFERENCED @(prefer_morning|claim_1)"))
+    assert_fits_width(page)
     shot("answer")
 
 
@@ -103,3 +108,49 @@ def test_a_claim_used_in_an_answer_is_pinned_here_and_globally(
     claim.refresh_from_db()
     assert claim.pinned is True
     assert not claim.pinned_in_conversations.exists()
+
+
+def test_a_bare_at_lists_pinned_and_recent_memory_and_inserts_what_it_shows(
+    page: Page, server: str, shot: Any
+) -> None:
+    user = log_in(page, server, email="chatter@example.com")
+    claim_create(user=user, statement="I drink green tea", friendly_id="green_tea")
+    claim_create(user=user, statement="I run at dawn", friendly_id="run_at_dawn", pinned=True)
+    start_conversation(page)
+    composer = page.locator("#composer-input")
+
+    composer.type("Remind me of @")
+    options = page.locator("#ref-options [role=option]")
+    expect(options.first).to_contain_text("pinned claim")
+    expect(options.first.locator(".ref-text")).to_have_text("@run_at_dawn")
+    expect(options.nth(1).locator(".ref-text")).to_have_text("@green_tea")
+    expect(options.nth(1)).to_contain_text("#1")
+    shot("bare-at")
+
+    shown = options.nth(1).locator(".ref-text").inner_text()
+    options.nth(1).click()
+    expect(composer).to_have_value(f"Remind me of {shown} ")
+
+
+def test_a_reference_being_typed_gets_no_verdict_until_the_caret_moves_on(
+    page: Page, server: str, shot: Any
+) -> None:
+    user = log_in(page, server, email="chatter@example.com")
+    claim_create(user=user, statement="I prefer morning workouts", friendly_id="prefer_morning")
+    start_conversation(page)
+    composer = page.locator("#composer-input")
+    chip = page.locator("#ref-chips .ref-chip")
+
+    composer.type("What about @pre")
+    page.wait_for_timeout(600)  # longer than the chips' debounce and the preview's round trip
+    expect(chip).to_have_count(1)
+    expect(chip).not_to_have_class(re.compile("missing"))
+    expect(chip).not_to_contain_text("not found")
+    expect(chip).to_have_class(re.compile("ref-typing"))
+    shot("typing")
+
+    composer.press("Escape")  # closes the suggestions; the identifier stays as typed
+    composer.type("x ")  # "@prex" is finished, and matches nothing
+    expect(chip).to_have_class(re.compile("missing"))
+    expect(chip).to_contain_text("not found")
+    shot("not-found-after-typing")

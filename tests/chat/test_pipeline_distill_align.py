@@ -105,7 +105,9 @@ async def test_alignment_applies_claudes_correction() -> None:
 
     assert outcome.corrected
     assert outcome.answer == "You work in tech [2] on project Alpha [1]."
-    assert outcome.issues == ("wrong_citation [1]: You work in tech",)
+    assert [issue.describe() for issue in outcome.issues] == [
+        "wrong_citation [1]: You work in tech"
+    ]
     assert sent[0]["model"] == "cheap"
     assert "<answer>\nYou work in tech [1].\n</answer>" in sent[0]["messages"][0]["content"]
 

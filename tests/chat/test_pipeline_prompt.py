@@ -13,6 +13,8 @@ from apps.chat.pipeline.prompt import (
     QUOTED_MARKER,
     ChunkLine,
     FactLine,
+    ListLine,
+    ListSection,
     MemoryLine,
     build_system_prompt,
     extract_referenced_lines,
@@ -57,6 +59,11 @@ def hostile_prompt(statement: str) -> str:
         referenced_lines=[REFERENCED],
         facts=[FactLine(key="user.note", value=statement, source_number=4)],
         chunks=[ChunkLine(title=statement, text=statement, source_number=5)],
+        # every typed list's section holds the same hostile item (issue 17)
+        lists=[
+            ListSection(claim_type=kind, lines=[ListLine(11, statement, source_number=6)])
+            for kind in ("goal", "task", "shopping_item")
+        ],
         user_name=statement,
         now=NOW,
     )
@@ -121,6 +128,9 @@ def test_hostile_memory_cannot_change_the_structure_of_the_prompt(statement: str
     assert memory[1].endswith("— source [2]")
     assert len(block(prompt, "facts").splitlines()) == 1
     assert len(block(prompt, "documents").splitlines()) == 1
+    for tag in ("goals", "tasks", "shopping_list"):
+        assert block(prompt, tag).startswith("- #11 ")
+        assert len(block(prompt, tag).splitlines()) == 1
     # nothing stored starts a line that looks like a role marker
     assert not re.search(r"^\s*(system|human|assistant|user)\s*:", prompt, re.I | re.M)
 

@@ -102,3 +102,24 @@ def test_cite_threshold_lets_unscored_items_through() -> None:
     assert passes_cite_threshold(DEFAULT_CITE_THRESHOLD)
     assert not passes_cite_threshold(0.29)
     assert passes_cite_threshold(0.02, threshold=0.015)
+
+
+def test_an_answer_is_renumbered_by_first_use_and_its_footer_follows(
+    registry: SourceRegistry,
+) -> None:
+    from apps.chat.pipeline.sources import renumbered
+
+    numbered = renumbered(registry, "Week 1 [3]; BTC [2, 3] and again [3]. Code: `x[2]`")
+
+    assert numbered.text == "Week 1 [1]; BTC [1, 2] and again [1]. Code: `x[2]`"
+    assert [(i.number, i.title) for i in numbered.items] == [
+        (1, "plan.md"),
+        (2, "user.favorites.crypto.1"),
+        (3, "#42 prefer_morning_a3f2"),  # uncited: after the cited ones
+    ]
+    assert numbered.cited == {1, 2}
+    assert numbered.new_numbers == {3: 1, 2: 2, 1: 3}
+    assert numbered.footer().splitlines()[-2:] == [
+        "[1] [plan.md](/d/3#k-9) · chunk  ",
+        "[2] user.favorites.crypto.1 · fact",
+    ]

@@ -8,6 +8,7 @@ from apps.chat.llm import ToolCall
 from apps.chat.pipeline.tools.schemas import (
     MEMORY_TOOLS,
     MemoryAddInput,
+    MemoryListInput,
     MemorySearchInput,
     MemoryUpdateInput,
     ReadDocumentInput,
@@ -25,6 +26,7 @@ def test_every_tool_has_an_object_schema_with_its_required_fields_declared() -> 
         "memory_add",
         "memory_update",
         "memory_search",
+        "memory_list",
         "read_document",
     ]
     for tool in MEMORY_TOOLS:
@@ -50,6 +52,12 @@ def test_inputs_are_parsed_into_typed_values() -> None:
     assert parse_tool_input(call("read_document", source_number=3)) == ReadDocumentInput(
         source_number=3
     )
+    # memory_list takes a type as people say it: "shopping list", "Goals", "to-do"
+    for said, meant in [("shopping list", "shopping_item"), ("Goals", "goal"), ("to-do", "task")]:
+        assert parse_tool_input(call("memory_list", type=said)) == MemoryListInput(meant)
+    assert parse_tool_input(call("memory_list", type="goal", status="done")) == MemoryListInput(
+        "goal", "done"
+    )
 
 
 @pytest.mark.parametrize(
@@ -61,6 +69,9 @@ def test_inputs_are_parsed_into_typed_values() -> None:
         ("memory_update", {"claim_number": 4, "action": "delete"}, "action"),
         ("memory_update", {"claim_number": 4, "action": "edit"}, "corrected statement"),
         ("memory_search", {"query": "  "}, "query"),
+        ("memory_list", {}, "type"),
+        ("memory_list", {"type": "gossip"}, "type must be one of"),
+        ("memory_list", {"type": "goal", "status": "retracted"}, "status must be one of"),
         ("read_document", {}, "exactly one"),
         ("read_document", {"source_number": 1, "document_id": "d"}, "exactly one"),
         ("web_search", {"q": "x"}, "Unknown tool"),

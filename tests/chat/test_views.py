@@ -90,10 +90,26 @@ def test_home_shows_the_newest_open_conversation(owner: Client, user: User) -> N
 
 
 def test_pages_require_login(client: Client, conversation: Conversation) -> None:
-    for url in (reverse("chat:home"), page_of(conversation)):
+    for url in (page_of(conversation), reverse("chat:imports")):
         response = client.get(url)
         assert response.status_code == 302
         assert response["Location"].startswith(reverse("login"))
+
+
+def test_a_visitor_at_home_sees_the_front_page_and_cannot_start_a_conversation(
+    client: Client, conversation: Conversation
+) -> None:
+    page = client.get(reverse("chat:home"))
+    posted = client.post(reverse("chat:home"))
+
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert "A chat with a memory you can see." in body
+    assert f'href="{reverse("accounts:signup")}"' in body
+    assert f'href="{reverse("login")}"' in body
+    assert conversation.title not in body  # nobody's data on the public page
+    assert posted.status_code == 302
+    assert posted["Location"].startswith(reverse("login"))
 
 
 def test_assets_are_local_and_linked(owner: Client, conversation: Conversation) -> None:
@@ -173,7 +189,9 @@ def test_an_answer_is_sanitised_markdown_with_sources_memory_and_badge(
     assert "<img src=x" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
     assert f'<sup class="cite"><a href="{claim_url}"' in page
-    assert f'id="src-{message.pk}-2"' in page
+    # One list per answer (issue 17): the footer; no second "All sources" list repeating it
+    assert f'id="src-{message.pk}-2"' not in page
+    assert "All sources" not in page
     assert "Memory used (1)" in page
     assert '<span class="mem-label label-global">GLOBAL PINNED</span>' in page
     assert f'data-pin-here="{claim.pk}" aria-pressed="false"' in page

@@ -11,13 +11,16 @@ from apps.claims.selectors import (
     claims_for_domain,
     claims_for_entity,
     claims_for_tag,
+    claims_on_list,
     claims_pending,
+    claims_usable,
 )
 from apps.claims.services import (
     claim_complete,
     claim_create,
     claim_pin,
     claim_reinforce,
+    claim_restore,
     claim_retract,
     claim_review,
     claim_set_pinned,
@@ -223,7 +226,7 @@ def test_labels_refuse_other_users_claims_and_tag_cycles(user: User, other_user:
     assert tag.claims.count() == 0
 
 
-def test_a_completed_goal_and_a_ticked_off_item_leave_the_answers_marked_done(user: User) -> None:
+def test_a_completed_goal_and_a_ticked_off_item_are_done_not_retracted(user: User) -> None:
     goal = claim_create(user=user, statement="Run a marathon", claim_types=["goal"])
     item = claim_create(user=user, statement="Buy oat milk", claim_types=["shopping_item"])
 
@@ -232,14 +235,30 @@ def test_a_completed_goal_and_a_ticked_off_item_leave_the_answers_marked_done(us
 
     goal.refresh_from_db()
     item.refresh_from_db()
-    assert goal.status == item.status == ClaimStatus.RETRACTED
-    assert goal.metadata["done"] is True
+    # Done is not wrong: "retracted" lost that difference (issue 17).
+    assert goal.status == item.status == ClaimStatus.DONE
     assert (goal.metadata["done_action"], goal.metadata["note"]) == (
         "complete",
         "Finished in Berlin",
     )
     assert item.metadata["done_action"] == "tick_off"
     assert "done_at" in item.metadata
+    assert not claims_usable(user=user).filter(pk__in=[goal.pk, item.pk]).exists()
+
+
+def test_a_done_item_is_restored_to_its_list_and_only_a_done_one(user: User) -> None:
+    item = claim_create(user=user, statement="Buy oat milk", claim_types=["shopping_item"])
+    claim_complete(claim=item, action="tick_off")
+    with pytest.raises(ValidationError, match="already done"):
+        claim_complete(claim=item, action="tick_off")
+
+    claim_restore(claim=item)
+
+    item.refresh_from_db()
+    assert item.status == ClaimStatus.ACTIVE
+    assert list(claims_on_list(user=user, claim_type="shopping_item")) == [item]
+    with pytest.raises(ValidationError, match="not done"):
+        claim_restore(claim=item)
 
 
 def test_pinning_one_claim_and_unpinning_it(user: User) -> None:

@@ -30,11 +30,35 @@ def test_prefix_matches_come_first_across_kinds(user: User, memory: None) -> Non
     assert all(s.tier == 0 for s in found[:4])
 
 
-def test_claims_insert_their_unambiguous_number(user: User, memory: None) -> None:
+def test_claims_insert_the_friendly_id_the_list_shows(user: User, memory: None) -> None:
     found = reference_suggestions(user=user, query="prefer")
 
-    assert found[0].insert == "claim_1"
+    assert found[0].insert == "prefer_morning"  # issue 18: not "claim_1"
+    assert found[0].label == "#1"
     assert found[0].preview == "I prefer morning workouts"
+
+
+def test_a_bare_at_lists_pinned_claims_first_then_recent_ones_pending_included(
+    user: User, memory: None
+) -> None:
+    claim_create(user=user, statement="I run at dawn", friendly_id="run_dawn", pinned=True)
+    claim_create(user=user, statement="I like green tea", friendly_id="green_tea", status="pending")
+
+    found = reference_suggestions(user=user, query="")
+
+    assert [(s.friendly_id, s.group) for s in found[:3]] == [
+        ("run_dawn", "pinned"),
+        ("green_tea", "recent"),
+        ("alpha_ships", "recent"),
+    ]
+    assert ("alpha_context", "recent") in [(s.friendly_id, s.group) for s in found]
+    assert all(s.insert == s.friendly_id for s in found)
+
+
+def test_a_bare_at_shows_nothing_of_another_user(
+    user: User, other_user: User, memory: None
+) -> None:
+    assert reference_suggestions(user=other_user, query="") == []
 
 
 def test_numbers_statement_words_domains_and_typos(user: User, memory: None) -> None:
@@ -97,7 +121,7 @@ def test_the_ui_endpoint_needs_a_session_and_answers_json(
 
     assert response.status_code == 200
     first = response.json()[0]
-    assert set(first) == {"kind", "friendly_id", "insert", "label", "preview"}
+    assert set(first) == {"kind", "friendly_id", "insert", "label", "preview", "group"}
     preview = client.get("/api/ui/references/preview", {"ref": "alpha_context"}).json()
     assert (preview["kind"], preview["found"]) == ("context", True)
     assert client.get("/api/ui/references", {"q": "x" * 10_000}).status_code == 200

@@ -103,6 +103,27 @@ def test_reindex_and_delete(
     assert not Chunk.objects.exists()
 
 
+def test_reindex_of_a_kind_cairn_never_reads_is_a_400_naming_why(
+    client: APIClient, project: Project, fake_provider: object, committed: Committed
+) -> None:
+    with committed():
+        body = post_files(client, upload("setup.exe", "MZ not really a program")).json()
+    document_id = body[0]["document"]["id"]
+    assert Document.objects.get().status == "skipped"
+
+    response = client.post(f"/api/v1/documents/{document_id}/reindex/")
+
+    assert response.status_code == 400
+    assert response.json()["document"] == [
+        "Cairn does not read this kind of file (.exe), so it cannot be indexed."
+    ]
+    assert Document.objects.get().status == "skipped"  # not queued again
+    shown = client.get(f"/api/v1/documents/{document_id}/").json()
+    assert shown["can_reindex"] is False
+    assert shown["explanation"]["summary"].startswith("Cairn does not read this kind of file")
+    assert shown["error"] == "executable or binary files are not indexed (.exe)"
+
+
 def test_other_users_objects_answer_404(
     client: APIClient, other_user: User, fake_provider: object, committed: Committed
 ) -> None:

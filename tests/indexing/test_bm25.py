@@ -16,7 +16,15 @@ from django.db import connection
 
 from apps.accounts.models import User
 from apps.indexing.bm25 import K1, B, Collection
-from apps.indexing.models import Chunk, Document, LexicalCollection, LexicalTerm, Source
+from apps.indexing.models import (
+    Chunk,
+    ChunkPosting,
+    ClaimPosting,
+    Document,
+    LexicalCollection,
+    LexicalTerm,
+    Source,
+)
 from apps.indexing.search import hybrid_search, text_search
 from apps.indexing.search_queries import VectorPlan, vector_plan
 from apps.indexing.services import message_index
@@ -293,3 +301,111 @@ def test_small_accounts_are_searched_exactly_or_with_a_longer_candidate_list(
 
     settings.CAIRN_SEARCH_SMALL_SHARE = 0.0
     assert vector_plan(chunks, None) == VectorPlan()
+
+
+def postings(user: User, kind: int | None = None) -> set[tuple[int, str, int, int]]:
+    rows = ChunkPosting.objects.filter(user_id=user.pk)
+    if kind is not None:
+        rows = rows.filter(kind=kind)
+    return set(rows.values_list("chunk_id", "term", "tf", "length"))
+
+
+def postings_recomputed(user: User, column: str, where: str) -> set[tuple[int, str, int, int]]:
+    length = "window_length" if column == "window_vector" else "search_length"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT r.id, u.lexeme, greatest(cardinality(u.positions), 1), r.{length} "
+            f"FROM indexing_chunk AS r, unnest(r.{column}) AS u WHERE r.user_id = %s AND {where}",
+            [user.pk],
+        )
+        return {(pk, term, tf, length) for pk, term, tf, length in cursor.fetchall()}
+
+
+def test_postings_follow_rows_as_they_are_added_changed_and_deleted(user: User) -> None:
+    # Given passages of which some are deleted and others rewritten
+    rng = random.Random(11)
+    words = vocabulary(80, rng)
+    project = project_create(owner=user, name="Notes")
+    chunks = add_passages(project, [zipf_text(words, rng, 12) for _ in range(30)])
+    Chunk.objects.filter(pk__in=[c.pk for c in chunks[:10]]).delete()
+    Chunk.objects.filter(pk__in=[c.pk for c in chunks[10:15]]).update(text="rewritten zanzibar")
+
+    # Then the postings are one per lexeme of each passage as it is now, with its term
+    # frequency and length, and no passage's rows outlive it
+    assert postings(user) == postings_recomputed(user, "search_vector", "TRUE")
+    assert ("zanzibar" in {term for _, term, _, _ in postings(user)}) is True
+    Chunk.objects.filter(user=user).delete()
+    assert not ChunkPosting.objects.filter(user_id=user.pk).exists()
+
+
+@pytest.mark.usefixtures("fake_provider")
+def test_a_turns_window_postings_follow_its_neighbours(user: User, project: Project) -> None:
+    # Given a conversation indexed turn by turn: each new turn changes its neighbour's window
+    _, messages = conversation_with(
+        user,
+        project,
+        [("user", "Tell me about Lisbon"), ("assistant", "Trams and tiles"), ("user", "Porto?")],
+    )
+    for message in messages:
+        message_index(message_id=message.pk)
+
+    # Then a turn's postings are its own words, and its window's those of it and its
+    # neighbours, as they are after the last turn arrived
+    assert postings(user, ChunkPosting.MESSAGE) == postings_recomputed(
+        user, "search_vector", "message_id IS NOT NULL"
+    )
+    assert postings(user, ChunkPosting.WINDOW) == postings_recomputed(
+        user, "window_vector", "message_id IS NOT NULL"
+    )
+
+
+def test_claim_postings_follow_edits_and_deletions(user: User) -> None:
+    claims = [ClaimFactory(user=user, statement=f"I keep bees on allotment {n}") for n in range(3)]
+    claims[0].statement = "I keep goats by the river"
+    claims[0].save()
+    claims[1].delete()
+
+    stored = set(ClaimPosting.objects.filter(user_id=user.pk).values_list("claim_id", "term", "tf"))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT r.id, u.lexeme, greatest(cardinality(u.positions), 1) "
+            "FROM claims_claim AS r, unnest(r.search_vector) AS u WHERE r.user_id = %s",
+            [user.pk],
+        )
+        assert stored == set(cursor.fetchall())
+    assert (claims[0].pk, "goat", 1) in stored
+    assert not any(claim_id == claims[1].pk for claim_id, _, _ in stored)
+
+
+def test_rows_outside_the_scope_never_crowd_out_the_ones_inside(
+    user: User, project: Project
+) -> None:
+    # Given many rows that match best but are kept out of search (archived: the postings
+    # still hold them), and one weaker match that is searchable
+    chunks = add_passages(project, ["zanzibar zanzibar spice"] * 120 + ["zanzibar trip notes"])
+    Chunk.objects.filter(pk__in=[c.pk for c in chunks[:120]]).update(archived=True)
+
+    # When the best one is asked for
+    hits = text_search(user=user, query="zanzibar spice", kinds=("document", "message"), k=1)
+
+    # Then the ranking reads deeper than the archived rows and finds the searchable one
+    assert [hit.chunk_id for hit in hits] == [chunks[-1].pk]
+
+
+@pytest.mark.usefixtures("fake_provider")
+def test_a_turn_indexed_before_its_answer_gains_the_answer_in_its_window(
+    user: User, project: Project
+) -> None:
+    # Given a question indexed as soon as it was sent, before the answer existed
+    conversation, [question] = conversation_with(user, project, [("user", "Any plans?")])
+    message_index(message_id=question.pk)
+    assert "Lisbon" not in Chunk.objects.get(message=question).context
+
+    # When the answer is written and indexed
+    answer = conversation.messages.create(role="assistant", content="Lisbon in May.", order=2)
+    message_index(message_id=answer.pk)
+
+    # Then the question's window holds the answer, so words of either find the turn
+    assert "Lisbon in May." in Chunk.objects.get(message=question).context
+    windows = recomputed(user, "indexing_chunk", "message_id IS NOT NULL", "window_vector")
+    assert statistics(user, "window") == windows

@@ -11,6 +11,8 @@ from django.core.management import CommandError, call_command
 from apps.accounts.models import User
 from apps.claims.models import Claim
 from apps.indexing.models import Chunk, Document, Source
+from apps.indexing.search import text_search
+from apps.indexing.services import messages_index
 from apps.projects.models import Project
 from tests.indexing.conftest import conversation_with
 from tests.indexing.fakes import HashEmbeddingProvider
@@ -123,3 +125,27 @@ def test_reindex_re_embeds_rows_of_another_model(
     claim.refresh_from_db()
     assert claim.embedding_model == fake_provider.name
     assert "To re-embed: 0 chunks, 0 claims." in run("reindex")[0]
+
+
+@pytest.mark.usefixtures("fake_provider")
+def test_reindex_windows_rebuilds_old_messages_windows_without_embedding_again(
+    user: User, project: Project
+) -> None:
+    # Given a conversation indexed before windows existed: its chunks carry no context
+    _, messages = conversation_with(
+        user, project, [("user", "Have you been to Lisbon?"), ("assistant", "Yes, in May.")]
+    )
+    messages_index(message_ids=[m.pk for m in messages])
+    Chunk.objects.filter(user=user).update(context="", embedding_model="kept")
+
+    out, err = run("reindex", "--windows")
+
+    # Then each turn's window holds its neighbour again, and nothing was embedded
+    assert "Chat messages with indexed passages: 2." in out
+    assert "Updated the windows of 2 passages." in out
+    assert "2/2" in err
+    reply = Chunk.objects.get(message=messages[1])
+    assert "Have you been to Lisbon?" in reply.context
+    assert set(Chunk.objects.values_list("embedding_model", flat=True)) == {"kept"}
+    assert text_search(user=user, query="Lisbon", kinds=("message",), k=2)
+    assert "Updated the windows of 0 passages." in run("reindex", "--windows")[0]

@@ -226,3 +226,45 @@ def test_the_django_setting_chooses_the_provider(settings: Any) -> None:
     settings.CAIRN_EMBEDDING_PROVIDER = "tests.indexing.fakes.HashEmbeddingProvider"
 
     assert embeddings.configured_provider_name() == "tests.indexing.fakes.HashEmbeddingProvider"
+
+
+def _e5_or_skip() -> Any:
+    from apps.indexing.embeddings import EmbeddingModelMissing, build_provider
+
+    try:
+        return build_provider("e5-small")
+    except EmbeddingModelMissing as missing:
+        pytest.skip(f"multilingual-e5-small is an option this machine cannot run: {missing}")
+
+
+def test_the_e5_option_embeds_questions_and_passages_in_the_same_space() -> None:
+    provider = _e5_or_skip()
+    question = provider.embed_query("how much protein should I eat per day")
+    passages = provider.embed_documents(
+        ["Eat about fifty grams of protein a day.", "Lisbon's trams are yellow."]
+    )
+
+    assert provider.dimensions == question.shape[0] == passages.shape[1] == 384
+    assert passages.dtype == question.dtype == np.float32
+    assert np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-4)
+    similarity = passages @ question
+    assert similarity[0] > similarity[1]
+
+
+def test_the_e5_options_token_offsets_count_its_own_tokens_and_stay_in_the_text() -> None:
+    provider = _e5_or_skip()
+    text = "Antidisestablishmentarianism, said she, is long."
+    offsets = provider.token_offsets(text)
+
+    assert len(offsets) > len(text.split())  # the long word is several pieces
+    assert all(0 <= start < end <= len(text) for start, end in offsets)
+    assert offsets == sorted(offsets)
+    assert text[offsets[0][0] : offsets[-1][1]] == text
+
+
+def test_the_e5_option_says_where_it_cannot_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    from apps.indexing.embeddings import EmbeddingModelMissing, build_provider
+
+    monkeypatch.setattr("platform.machine", lambda: "arm64")
+    with pytest.raises(EmbeddingModelMissing, match=r"Linux x86-64 only.*minilm-onnx"):
+        build_provider("e5-small")

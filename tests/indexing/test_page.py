@@ -67,7 +67,12 @@ def test_upload_several_files_and_see_their_status(
     assert "zip container is unreadable" in page
     assert "Skipped" in page
     assert "audio files are not indexed" in page
-    assert "data-progress-count>3 / 3<" in page
+    # The header counts the rows listed, by status (issue 18: not "2 / 2" above 3 rows).
+    assert "data-progress-count>3 files: 1 indexed, 1 failed, 1 skipped<" in page
+    assert "could not be read — it may be damaged" in page
+    assert "Cairn does not read this kind of file (.mp3)" in page
+    assert page.count("Re-index</button>") == 2  # not on the .mp3
+    assert "?download=1" in page
     assert "width: 100%" in page
     assert 'role="progressbar"' in page
 
@@ -256,3 +261,41 @@ def test_files_script_loads_nothing_from_elsewhere() -> None:
     assert "https://" not in script
     assert "/ws/events/" in script
     assert "indexing.progress" in script
+
+
+def test_reindex_of_a_kind_cairn_never_reads_is_refused_with_the_reason(
+    client: Client, project: Project, committed: Committed
+) -> None:
+    upload_files(client, project, committed, upload("setup.exe", b"MZ binary"))
+    document = Document.objects.get()
+
+    response = client.post(f"/files/documents/{document.pk}/reindex/", follow=True)
+    detail = client.get(f"/files/documents/{document.pk}/").content.decode()
+
+    assert response.status_code == 200
+    assert "Cairn does not read this kind of file (.exe), so it cannot be indexed." in (
+        response.content.decode()
+    )
+    document.refresh_from_db()
+    assert document.status == "skipped"
+    assert "Re-index</button>" not in detail
+    assert f'href="/files/documents/{document.pk}/original/?download=1"' in detail
+
+
+def test_reindex_all_leaves_a_kind_cairn_never_reads_as_it_was(
+    client: Client, project: Project, committed: Committed
+) -> None:
+    upload_files(
+        client, project, committed, upload("notes.md", "# Notes"), upload("setup.exe", b"MZ")
+    )
+    source = Source.objects.get()
+
+    with committed():
+        client.post(f"/files/sources/{source.pk}/refresh/")
+    page = client.get(f"/files/?project={project.pk}").content.decode()
+
+    exe = Document.objects.get(path="setup.exe")
+    assert exe.status == "skipped"
+    assert exe.error  # the reason is kept, so the page can still explain it
+    assert Document.objects.get(path="notes.md").status == "indexed"
+    assert "data-progress-count>2 files: 1 indexed, 1 skipped<" in page

@@ -1,4 +1,4 @@
-"""``/api/v1/claims/{key}/…`` actions: supersede, retract, pin, unpin, review."""
+"""``/api/v1/claims/{key}/…`` actions: supersede, retract, pin, unpin, review, done, restore."""
 
 from __future__ import annotations
 
@@ -127,3 +127,27 @@ def test_review_can_correct_the_wording_while_approving(
         "I like tea",
         "active",
     )
+
+
+def test_an_item_is_done_and_restored_and_another_users_answers_404(
+    token_client: APIClient, user: User, other_user: User
+) -> None:
+    item = ClaimFactory(user=user, statement="Oat milk", claim_types=["shopping_item"])
+    theirs = ClaimFactory(user=other_user, statement="Caviar", claim_types=["shopping_item"])
+    url = f"{URL}{item.number}/"
+
+    done = post(token_client, f"{url}done/")
+    again = post(token_client, f"{url}done/")
+    restored = post(token_client, f"{url}restore/")
+    restored_again = post(token_client, f"{url}restore/")
+
+    assert (done.status_code, done.json()["status"]) == (200, "done")
+    assert again.status_code == 400
+    assert "already done" in again.json()["status"][0]
+    assert (restored.status_code, restored.json()["status"]) == (200, "active")
+    assert restored_again.status_code == 400
+    assert "not done" in restored_again.json()["status"][0]
+    assert post(token_client, f"{URL}{theirs.pk}/done/").status_code == 404
+    assert post(token_client, f"{URL}999/done/").status_code == 404
+    theirs.refresh_from_db()
+    assert theirs.status == "active"

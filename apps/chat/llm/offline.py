@@ -104,7 +104,9 @@ class OfflineProvider:
             yield result
             text = _remembered_reply(statement, result)
         else:
-            text = compose_offline_reply(question, sources, max_sources=self._max_sources)
+            text = compose_list_reply(system) or compose_offline_reply(
+                question, sources, max_sources=self._max_sources
+            )
 
         pieces = _PIECE.findall(text)
         for piece in pieces:
@@ -127,11 +129,12 @@ class OfflineProvider:
         model_role: ModelRole = "cheap",
     ) -> str:
         """Distillation: the non-referenced memory lines as compact bullets; alignment:
-        a pass (the answer stays unchanged); extraction: nothing found; other: empty."""
+        each `[N]` checked by word overlap with its source (no correction); extraction:
+        nothing found; other: empty."""
         if task == "distill":
             return distill_memory_lines(prompt)
         if task == "align":
-            return json.dumps({"pass": True, "issues": []})
+            return json.dumps(review_by_overlap(prompt))
         if task == "extract":
             return "[]"
         return ""
@@ -171,6 +174,33 @@ def compose_offline_reply(
     return "\n".join(sentences)
 
 
+_LIST_BLOCK = re.compile(r"^<(goals|tasks|shopping_list)>\n(.*?)\n</\1>$", re.DOTALL | re.MULTILINE)
+_LIST_ITEM = re.compile(r"^- #(\d+) (.*?)(?: — source \[(\d+)\])?$", re.MULTILINE)
+_LIST_NAMES = {"goals": "Your goals", "tasks": "Your tasks", "shopping_list": "Your shopping list"}
+
+
+def compose_list_reply(system: str) -> str | None:
+    """When the question was about goals, tasks or the shopping list, the prompt holds
+    that whole list (issue 17): answer with it, every open item with its #N and [k]. None
+    when the prompt has no list section."""
+    blocks = _LIST_BLOCK.findall(system)
+    if not blocks:
+        return None
+    parts = []
+    for tag, body in blocks:
+        items = _LIST_ITEM.findall(body)
+        name = _LIST_NAMES[tag]
+        if not items:
+            parts.append(f"{name}: nothing open.")
+            continue
+        lines = [
+            f"- {statement} (#{number})" + (f" [{source}]" if source else "")
+            for number, statement, source in items
+        ]
+        parts.append(f"{name}, {len(items)} open:\n" + "\n".join(lines))
+    return "\n\n".join(parts)
+
+
 def _sentence(item: SourceItem, terms: set[str]) -> str:
     """One source in plain words: what the memory, a fact, a file or a past chat says."""
     excerpt = _quote(" ".join(item.excerpt.split()), terms).rstrip(".")
@@ -200,6 +230,48 @@ def distill_memory_lines(prompt: str) -> str:
         cite = f" [{source.group(1)}]" if source else ""
         bullets.append(f"- {statement} (#{match.group('number')}){cite}")
     return "\n".join(bullets)
+
+
+_SOURCE_LINE = re.compile(r"^- \[(?P<number>\d+)\] (?P<text>.*)$", re.MULTILINE)
+_CITED = re.compile(r"\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\]")
+
+
+def review_by_overlap(prompt: str) -> dict[str, object]:
+    """The alignment review without a model: a sentence citing `[N]` must share at least
+    one content word with source N, else it is reported as unsupported. Deterministic, so
+    tests (and an offline install) see the same verdict every time (issue 17)."""
+    sources_block = _between(prompt, "<sources>\n", "\n</sources>")
+    answer = _between(prompt, "<answer>\n", "\n</answer>")
+    sources = {
+        int(match.group("number")): _terms(match.group("text"))
+        for match in _SOURCE_LINE.finditer(sources_block)
+    }
+    issues: list[dict[str, object]] = []
+    for line in answer.splitlines():
+        for sentence in _SENTENCE_BREAK.split(line):
+            cited = [
+                int(part)
+                for group in _CITED.findall(sentence)
+                for part in re.split(r"\s*,\s*", group)
+            ]
+            words = _terms(_CITED.sub(" ", sentence))
+            for number in dict.fromkeys(cited):
+                if number in sources and words and not words & sources[number]:
+                    quoted = " ".join(_CITED.sub("", sentence).split()).lstrip("- ")
+                    issues.append(
+                        {
+                            "type": "unsupported",
+                            "ref": number,
+                            "claim": quoted[:200],
+                            "reason": f"shares no words with source [{number}]",
+                        }
+                    )
+    return {"pass": not issues, "issues": issues}
+
+
+def _between(text: str, start: str, end: str) -> str:
+    _, found, rest = text.partition(start)
+    return rest.split(end, 1)[0] if found else ""
 
 
 def _remembered_reply(statement: str, result: ToolResult) -> str:

@@ -46,8 +46,9 @@ def _safe(text: str, limit: int = LINE_CHARS) -> str:
 
 def _claim_line(claim: Claim) -> str:
     kinds = ", ".join(claim.claim_types) or "claim"
-    status = "done" if claim.metadata.get("done") else claim.status
-    return f"#{claim.number} @{claim.friendly_id} [{kinds}, {status}] {_safe(claim.statement)}"
+    return (
+        f"#{claim.number} @{claim.friendly_id} [{kinds}, {claim.status}] {_safe(claim.statement)}"
+    )
 
 
 class UserMemory:
@@ -90,15 +91,15 @@ class UserMemory:
     def list_claims(self, *, claim_type: str | None, status: str, limit: int) -> str:
         if claim_type and claim_type not in ClaimType.values:
             raise MemoryToolError(f"Unknown type {claim_type!r}; use one of {ClaimType.values}.")
-        if status not in (*ClaimStatus.values, "done", "any"):
+        if status not in (*ClaimStatus.values, "any"):
             raise MemoryToolError(
-                f"Unknown status {status!r}; use one of {[*ClaimStatus.values, 'done', 'any']}."
+                f"Unknown status {status!r}; use one of {[*ClaimStatus.values, 'any']}."
             )
-        claims = claim_list(user=self.user, claim_types=[claim_type] if claim_type else None)
-        if status == "done":
-            claims = claims.filter(metadata__contains={"done": True})
-        elif status != "any":
-            claims = claims.filter(status=status).exclude(metadata__contains={"done": True})
+        claims = claim_list(
+            user=self.user,
+            claim_types=[claim_type] if claim_type else None,
+            statuses=None if status == "any" else [status],
+        )
         rows = list(claims.order_by("number")[:limit])
         if not rows:
             return "No claims match."

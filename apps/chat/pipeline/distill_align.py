@@ -45,10 +45,27 @@ _ANSWER_TAG = re.compile(r"<(\s*/?\s*answer)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
+class ReviewFinding:
+    """One thing the review found wrong with an answer; kept with the answer and shown on
+    the page whether or not a correction came with it (issue 17)."""
+
+    kind: str  # "unsupported", "wrong_citation", "missing_citation" …
+    ref: int | None  # the `[N]` it is about, when there is one
+    reason: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"type": self.kind, "ref": self.ref, "reason": self.reason}
+
+    def describe(self) -> str:
+        ref = f" [{self.ref}]" if self.ref is not None else ""
+        return f"{self.kind}{ref}: {self.reason}".strip()
+
+
+@dataclass(frozen=True)
 class AlignmentOutcome:
     answer: str
     corrected: bool
-    issues: tuple[str, ...] = ()
+    issues: tuple[ReviewFinding, ...] = ()
 
 
 async def distill_memory(
@@ -116,7 +133,11 @@ async def align_answer(
     verdict = _json_object(reply)
     if verdict is None or verdict.get("pass") is not False:
         return AlignmentOutcome(answer=cleaned, corrected=cleaned != answer)
-    issues = tuple(_describe_issue(issue) for issue in _list(verdict.get("issues")))
+    issues = tuple(
+        finding
+        for finding in (_finding(issue) for issue in _list(verdict.get("issues")))
+        if finding is not None
+    )
     corrections = verdict.get("corrections")
     if isinstance(corrections, str) and corrections.strip():
         return AlignmentOutcome(
@@ -142,9 +163,18 @@ def _list(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
-def _describe_issue(issue: object) -> str:
+def _finding(issue: object) -> ReviewFinding | None:
+    """An issue as the reviewer wrote it, typed; text that is no issue object is kept as
+    its reason, since a reviewer's words are still worth showing."""
+    if isinstance(issue, str) and issue.strip():
+        return ReviewFinding(kind="issue", ref=None, reason=issue.strip()[:500])
     if not isinstance(issue, dict):
-        return str(issue)
-    kind = issue.get("type", "issue")
-    ref = f" [{issue['ref']}]" if "ref" in issue else ""
-    return f"{kind}{ref}: {issue.get('claim', '')}".strip()
+        return None
+    raw_ref = issue.get("ref")
+    ref = raw_ref if isinstance(raw_ref, int) and not isinstance(raw_ref, bool) else None
+    if isinstance(raw_ref, str) and raw_ref.strip().strip("[]").isdigit():
+        ref = int(raw_ref.strip().strip("[]"))
+    reason = issue.get("reason") or issue.get("claim") or ""
+    return ReviewFinding(
+        kind=str(issue.get("type") or "issue")[:40], ref=ref, reason=str(reason).strip()[:500]
+    )

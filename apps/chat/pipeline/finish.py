@@ -1,9 +1,12 @@
-"""Steps 10–12: alignment review, the sources footer, saving the answer, and scheduling
-memory extraction from the exchange."""
+"""Steps 10–12: alignment review, numbering the sources by first use with the footer,
+saving the answer with what the review found, and scheduling memory extraction from the
+exchange."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings
@@ -12,7 +15,8 @@ from django.db import transaction
 from apps.chat.events import ToolCalled
 from apps.chat.llm import LLMProvider
 from apps.chat.models import Message
-from apps.chat.pipeline.distill_align import align_answer
+from apps.chat.pipeline.distill_align import ReviewFinding, align_answer
+from apps.chat.pipeline.sources import Renumbered, renumbered
 from apps.chat.services import message_append
 from apps.indexing import services as indexing_services
 
@@ -23,24 +27,28 @@ from .types import PreparedTurn
 logger = logging.getLogger(__name__)
 
 
-async def review(
-    prepared: PreparedTurn, outcome: StreamOutcome, provider: LLMProvider
-) -> tuple[str, bool]:
+@dataclass(frozen=True)
+class Review:
+    answer: str
+    corrected: bool = False
+    findings: tuple[ReviewFinding, ...] = ()
+
+
+async def review(prepared: PreparedTurn, outcome: StreamOutcome, provider: LLMProvider) -> Review:
     """Step 10: non-fatal; a complete answer may be corrected, a partial one only loses
-    citations that point at nothing."""
+    citations that point at nothing. What the review found is kept either way."""
     registry = prepared.registry
     if outcome.status != Message.Status.COMPLETE or not settings.CAIRN_ALIGNMENT_REVIEW:
-        return registry.strip_invalid_citations(outcome.text), False
+        return Review(answer=registry.strip_invalid_citations(outcome.text))
     try:
         result = await align_answer(provider, answer=outcome.text, registry=registry)
     except Exception:  # the review is a refinement; the answer stands without it
         logger.exception("alignment review failed")
-        return registry.strip_invalid_citations(outcome.text), False
-    return result.answer, result.corrected
+        return Review(answer=registry.strip_invalid_citations(outcome.text))
+    return Review(answer=result.answer, corrected=result.corrected, findings=result.issues)
 
 
-def source_payload(prepared: PreparedTurn, answer: str) -> list[dict[str, Any]]:
-    cited = prepared.registry.citations_in(answer)
+def source_payload(numbered: Renumbered) -> list[dict[str, Any]]:
     return [
         {
             "number": item.number,
@@ -49,32 +57,56 @@ def source_payload(prepared: PreparedTurn, answer: str) -> list[dict[str, Any]]:
             "title": item.title,
             "excerpt": item.excerpt[:300],
             "url": item.url,
-            "cited": item.number in cited,
+            "cited": item.number in numbered.cited,
         }
-        for item in prepared.registry.items()
+        for item in numbered.items
     ]
 
 
-def save_answer(
-    prepared: PreparedTurn, outcome: StreamOutcome, answer: str, corrected: bool
-) -> Message:
-    """Step 11: the answer with its footer, memory, sources and counts, in one row."""
-    footer = prepared.registry.footer(answer) if answer.strip() else ""
+def findings_payload(
+    findings: Sequence[ReviewFinding], numbered: Renumbered
+) -> list[dict[str, Any]]:
+    """The findings in the saved answer's numbers; one about a number the final answer no
+    longer cites (a correction removed it) keeps its reason but loses the number."""
+    payload = []
+    for finding in findings:
+        ref = numbered.new_numbers.get(finding.ref) if finding.ref is not None else None
+        shown = ref if ref in numbered.cited else None
+        payload.append(replace(finding, ref=shown).as_dict())
+    return payload
+
+
+def memory_payload(prepared: PreparedTurn, numbered: Renumbered) -> list[dict[str, Any]]:
+    rows = []
+    for item in prepared.memory:
+        row = item.as_dict()
+        if item.source_number is not None:
+            row["source"] = numbered.new_numbers.get(item.source_number)
+        rows.append(row)
+    return rows
+
+
+def save_answer(prepared: PreparedTurn, outcome: StreamOutcome, checked: Review) -> Message:
+    """Step 11: the answer, renumbered by first use, with its footer, memory, sources,
+    the review's findings and counts, in one row."""
+    numbered = renumbered(prepared.registry, checked.answer)
+    footer = numbered.footer() if checked.answer.strip() else ""
     with transaction.atomic():
         message = message_append(
             conversation=prepared.conversation,
             role=Message.Role.ASSISTANT,
-            content=answer + footer,
+            content=numbered.text + footer,
             status=outcome.status,
             error=outcome.error,
-            memory_used=[item.as_dict() for item in prepared.memory],
-            sources=source_payload(prepared, answer),
+            memory_used=memory_payload(prepared, numbered),
+            sources=source_payload(numbered),
+            review_findings=findings_payload(checked.findings, numbered),
             fact_counts=prepared.fact_counts.as_dict(),
             index_status=prepared.index_status,
             model_name=outcome.model,
             usage={
                 **outcome.usage,
-                "aligned": corrected,
+                "aligned": checked.corrected,
                 "distilled": prepared.distilled,
                 "tools": len([e for e in outcome.tool_events if isinstance(e, ToolCalled)]),
             },
@@ -82,7 +114,7 @@ def save_answer(
         if outcome.status in (Message.Status.COMPLETE, Message.Status.PARTIAL):
             user_message_id = prepared.user_message.id
             transaction.on_commit(lambda: _schedule_extraction(user_message_id, message.id))
-        if outcome.status == Message.Status.COMPLETE and answer.strip():
+        if outcome.status == Message.Status.COMPLETE and checked.answer.strip():
             # Cairn's own answers are memory too ("what did you tell me about X?"); a failed
             # or stopped one is not evidence and is never indexed (issue 17).
             indexing_services.message_index_enqueue(message_id=message.pk)
@@ -104,5 +136,5 @@ def _schedule_extraction(user_message_id: object, assistant_message_id: object) 
 async def finish_turn(
     prepared: PreparedTurn, outcome: StreamOutcome, provider: LLMProvider
 ) -> Message:
-    answer, corrected = await review(prepared, outcome, provider)
-    return await in_worker_thread(save_answer)(prepared, outcome, answer, corrected)
+    checked = await review(prepared, outcome, provider)
+    return await in_worker_thread(save_answer)(prepared, outcome, checked)

@@ -41,6 +41,7 @@ from apps.indexing import services as indexing_services
 from apps.indexing.embeddings import Vector
 from apps.indexing.search import SearchHit
 
+from .lists import list_sections
 from .memory import gather_memory
 from .types import (
     MAX_MESSAGE_CHARS,
@@ -277,10 +278,12 @@ def register_sources(
     registry = SourceRegistry()
     for item in memory:
         claim = item.claim
+        # A claim is titled by what it says: "#3 @carry_two_energy_7719" told a reader
+        # nothing (issue 17).
         item.source_number = registry.register(
             "claim",
             claim.id,
-            f"#{claim.number} @{claim.friendly_id}",
+            claim.statement,
             claim.statement,
             score=item.score,
             url=reverse("knowledge:claim", args=[claim.id]),
@@ -406,10 +409,12 @@ def prepare_turn(
     )
     chunks = chunks_found()
     registry, fact_lines, chunk_lines = register_sources(memory=memory, facts=facts, chunks=chunks)
+    lists = list_sections(user=user, question=query, registry=registry)
     system_prompt = build_system_prompt(
         memory_lines=memory_lines(memory),
         facts=fact_lines,
         chunks=chunk_lines,
+        lists=lists,
         registry=registry,
         user_name=user.name,
         now=now or timezone.now(),
@@ -432,6 +437,7 @@ def prepare_turn(
         notices=notices,
         fact_lines=fact_lines,
         chunk_lines=chunk_lines,
+        list_sections=lists,
     )
 
 

@@ -5,18 +5,22 @@ tools register what they find while it runs, and the footer maps each `[N]` back
 origin. Pure Python; no Django.
 
 Footer policy (a decision, seeds/004 lists everything): the footer lists only the sources
-the answer actually cites, keeping their registry numbers (so gaps such as `[1] [3]` are
-possible and every `[N]` in the text still points at the right line). Uncited retrievals
-are often low-relevance AUTO hits; listing them would claim the answer rests on them. The
-full list stays available through `items()` for the "memory used" panel, and
-`footer(text, include_uncited=True)` gives the seeds/004 behaviour.
+the answer actually cites. Uncited retrievals are often low-relevance AUTO hits; listing
+them would claim the answer rests on them. The full list stays available through `items()`
+for the "memory used" panel, and `footer(text, include_uncited=True)` gives the seeds/004
+behaviour.
+
+Numbers: while the model writes, `[N]` are registry numbers (registration order). A saved
+answer is renumbered by first use (`renumbered`): the first source cited is [1], the
+footer lists them in that order, and uncited sources follow the cited ones in the saved
+source list (issue 17: an answer citing [3], [2], [1] read as if it had been shuffled).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from uuid import UUID
 
 DEFAULT_CITE_THRESHOLD = 0.3
@@ -149,16 +153,58 @@ class SourceRegistry:
         Lists the sources `text` cites (see the module docstring), or every registered
         source with `include_uncited=True`.
         """
-        items = self.items() if include_uncited else self.cited_items(text)
-        if not items:
-            return ""
-        lines = [_footer_line(item) for item in items]
-        # Two trailing spaces make a Markdown line break: with a bare newline the page
-        # showed every source on one line.
-        return FOOTER_MARK + "  \n".join(lines)
+        return _footer(self.items() if include_uncited else self.cited_items(text))
 
 
 FOOTER_MARK = "\n\n---\n**Sources:**\n"
+
+
+@dataclass(frozen=True)
+class Renumbered:
+    """An answer with its sources numbered by first use (see the module docstring)."""
+
+    text: str
+    items: list[SourceItem]  # the cited in order of first use, then the uncited
+    cited: frozenset[int]  # new numbers the text cites
+    new_numbers: dict[int, int]  # registry number → new number
+
+    def footer(self) -> str:
+        return _footer([item for item in self.items if item.number in self.cited])
+
+
+def renumbered(registry: SourceRegistry, text: str) -> Renumbered:
+    """Renumber ``text``'s valid citations so the first cited source is [1], the next new
+    one [2] …; invalid numbers are left to ``strip_invalid_citations``."""
+    order: list[int] = []
+    for number in _cited_numbers(text):
+        if registry.get(number) is not None and number not in order:
+            order.append(number)
+    rest = [item.number for item in registry.items() if item.number not in order]
+    new_numbers = {old: new for new, old in enumerate([*order, *rest], start=1)}
+
+    def rewrite(match: re.Match[str]) -> str:
+        numbers = [int(part) for part in re.split(r"\s*,\s*", match.group(1))]
+        mapped = sorted({new_numbers.get(n, n) for n in numbers})
+        return f"[{', '.join(str(n) for n in mapped)}]"
+
+    items = [
+        replace(item, number=new_numbers[item.number])
+        for item in sorted(registry.items(), key=lambda item: new_numbers[item.number])
+    ]
+    return Renumbered(
+        text=_map_prose(text, lambda prose: _CITATION.sub(rewrite, prose)),
+        items=items,
+        cited=frozenset(new_numbers[n] for n in order),
+        new_numbers=new_numbers,
+    )
+
+
+def _footer(items: Sequence[SourceItem]) -> str:
+    if not items:
+        return ""
+    # Two trailing spaces make a Markdown line break: with a bare newline the page
+    # showed every source on one line.
+    return FOOTER_MARK + "  \n".join(_footer_line(item) for item in items)
 
 
 def without_footer(content: str) -> str:

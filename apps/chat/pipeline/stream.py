@@ -58,6 +58,7 @@ async def distill(prepared: PreparedTurn, provider: LLMProvider) -> None:
         distillate=digest,
         facts=prepared.fact_lines,
         chunks=prepared.chunk_lines,
+        lists=prepared.list_sections,
         registry=prepared.registry,
         user_name=prepared.conversation.user.name,
         now=timezone.now(),

@@ -16,6 +16,7 @@ from apps.chat.events import (
     Emit,
     ErrorCode,
     MemoryUsed,
+    Reviewed,
     SourceListed,
     Sources,
     TurnError,
@@ -121,5 +122,7 @@ async def run_turn(
     if outcome.error:
         code = ErrorCode.CANCELLED if outcome.error == STOPPED_BY_USER else ErrorCode.PROVIDER
         await emit(TurnError(code=code, message=outcome.error, message_id=answer.id))
+    if answer.review_findings or (answer.usage or {}).get("aligned"):
+        await emit(Reviewed(message=answer))
     await emit(await _done(answer))
     return answer

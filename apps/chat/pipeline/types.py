@@ -7,7 +7,7 @@ from typing import Any
 from apps.chat.error_codes import ErrorCode
 from apps.chat.llm import ChatTurn
 from apps.chat.models import Conversation, Message
-from apps.chat.pipeline.prompt import ChunkLine, FactLine
+from apps.chat.pipeline.prompt import ChunkLine, FactLine, ListSection
 from apps.chat.pipeline.sources import SourceRegistry
 from apps.claims.selectors import LeanClaim
 from apps.contexts.references import ReferenceResolution
@@ -94,5 +94,6 @@ class PreparedTurn:
     index_status: str
     fact_lines: list[FactLine] = field(default_factory=list)
     chunk_lines: list[ChunkLine] = field(default_factory=list)
+    list_sections: list[ListSection] = field(default_factory=list)
     distilled: bool = False
     notices: list[str] = field(default_factory=list)

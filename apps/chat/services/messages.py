@@ -25,6 +25,7 @@ def message_append(
     index_status: str = "",
     model_name: str = "",
     usage: dict[str, Any] | None = None,
+    review_findings: list[dict[str, Any]] | None = None,
 ) -> Message:
     """Add a message at the end of the conversation. The JSON columns (memory used,
     sources, fact counts, usage) take what the pipeline's dataclasses serialise to.
@@ -43,6 +44,7 @@ def message_append(
         error=error,
         memory_used=memory_used or [],
         sources=sources or [],
+        review_findings=review_findings or [],
         fact_counts=fact_counts or {},
         index_status=index_status,
         model_name=model_name,

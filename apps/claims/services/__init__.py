@@ -1,8 +1,6 @@
 """Writes to the knowledge model. Every function takes keyword-only, typed arguments."""
 
 from .claims import (
-    CompletionAction,
-    claim_complete,
     claim_create,
     claim_delete,
     claim_pin,
@@ -22,6 +20,7 @@ from .labels import (
     tag_link_claims,
     tag_update,
 )
+from .lists import CompletionAction, claim_complete, claim_restore
 from .numbering import claim_number_allocate
 
 __all__ = [
@@ -32,6 +31,7 @@ __all__ = [
     "claim_number_allocate",
     "claim_pin",
     "claim_reinforce",
+    "claim_restore",
     "claim_retract",
     "claim_review",
     "claim_set_pinned",

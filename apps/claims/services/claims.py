@@ -3,12 +3,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from enum import Enum, auto
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
 from django.db.models import F
-from django.utils import timezone
 
 from apps.claims.friendly_ids import generate_friendly_id
 from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
@@ -202,22 +201,6 @@ def claim_update(
 
 def claim_retract(*, claim: Claim) -> Claim:
     return claim_update(claim=claim, status=ClaimStatus.RETRACTED, pinned=False)
-
-
-CompletionAction = Literal["complete", "tick_off"]
-
-
-def claim_complete(*, claim: Claim, action: CompletionAction, note: str = "") -> Claim:
-    """A goal or task completed, or a shopping item ticked off: history now. It leaves the
-    answers (retracted) but keeps its record, marked done, on the Knowledge page."""
-    metadata = {
-        **claim.metadata,
-        "done": True,
-        "done_at": timezone.now().isoformat(),
-        "done_action": action,
-        "note": note,
-    }
-    return claim_update(claim=claim, metadata=metadata, status=ClaimStatus.RETRACTED)
 
 
 def claim_pin(*, claim: Claim, pinned: bool) -> Claim:

@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ..bm25 import QUERY_MAX_CHARS
+from ..explain import explain_document, reindex_refusal
 from ..models import Document, Source
 from ..search import KINDS, MAX_K
 
@@ -70,11 +71,23 @@ class SourceFilterSerializer(serializers.Serializer):
     project = serializers.UUIDField(required=False)
 
 
+class ExplanationSerializer(serializers.Serializer):
+    summary = serializers.CharField()
+    advice = serializers.CharField()
+
+
 class DocumentOutputSerializer(serializers.ModelSerializer):
     # Declared fields leave the class body: "source" does not shadow Field.source.
     source = serializers.UUIDField(source="source_id", read_only=True)  # type: ignore[assignment]
     project = serializers.UUIDField(source="source.project_id", read_only=True)
     name = serializers.CharField(read_only=True)
+    explanation = serializers.SerializerMethodField(
+        help_text="A skipped or failed file's reason in plain words and what to do; null "
+        "otherwise. `error` keeps the technical reason."
+    )
+    can_reindex = serializers.SerializerMethodField(
+        help_text="False for a kind of file Cairn never reads (re-index answers 400)."
+    )
 
     class Meta:
         model = Document
@@ -90,6 +103,8 @@ class DocumentOutputSerializer(serializers.ModelSerializer):
             "sha256",
             "status",
             "error",
+            "explanation",
+            "can_reindex",
             "chunk_count",
             "attempts",
             "indexed_at",
@@ -97,6 +112,16 @@ class DocumentOutputSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(ExplanationSerializer(allow_null=True))
+    def get_explanation(self, document: Document) -> dict[str, str] | None:
+        explanation = explain_document(document)
+        if explanation is None:
+            return None
+        return {"summary": explanation.summary, "advice": explanation.advice}
+
+    def get_can_reindex(self, document: Document) -> bool:
+        return reindex_refusal(document) is None
 
 
 class UploadOutputSerializer(serializers.Serializer):

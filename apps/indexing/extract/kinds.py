@@ -118,6 +118,19 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 )
 
 
+def unreadable_kind(name: str) -> str | None:
+    """The kind of file (``"executable or binary"``) when its extension alone says Cairn
+    never reads it, so indexing it again cannot help; None when it is (or may be) read.
+    A name without an extension is judged by its bytes, so it is never refused here."""
+    path = Path(name)
+    if path.name.lower() in _CODE_FILE_NAMES:
+        return None
+    suffix = path.suffix.lower()
+    if not suffix or suffix in _BY_EXTENSION:
+        return None
+    return _UNSUPPORTED_BY_EXTENSION.get(suffix, "unknown")
+
+
 def detect_kind(path: Path) -> FileKind:
     """The kind of ``path``; raises ``UnsupportedFileType`` (with the reason) otherwise.
 

@@ -8,6 +8,7 @@ from .messages import (
     message_chunks_set_archived,
     message_index,
     message_index_enqueue,
+    message_windows_refresh,
     messages_index,
 )
 from .scans import source_scan_run
@@ -37,6 +38,7 @@ __all__ = [
     "message_chunks_set_archived",
     "message_index",
     "message_index_enqueue",
+    "message_windows_refresh",
     "messages_index",
     "source_create_folder",
     "source_delete",

@@ -11,7 +11,7 @@ from django.db import connection, transaction
 from ..chunking import chunk_message_text, message_window_context
 from ..embeddings import EmbeddingProvider, get_embedding_provider
 from ..models import Chunk
-from ..turns import turn_source
+from ..turns import TurnToIndex, turn_source
 from .queue import enqueue_now
 
 logger = logging.getLogger(__name__)
@@ -66,12 +66,7 @@ def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | 
     # The model reads the passage alone: on the quality corpus a speaker-and-date heading
     # lowered MiniLM's recall (bench/bench_quality.py); the heading is in the window.
     texts = [chunk.text for chunk in chunks]
-    context = message_window_context(
-        speaker=turn.speaker,
-        created_at=turn.created_at,
-        previous=turn.previous_turn,
-        following=turn.following_turn,
-    )
+    context = _context_of(turn)
     vectors = provider.embed_documents(texts)  # (0, dimensions) when there is no text
     with transaction.atomic():
         archived = source.lock(message_id=turn.message_id)
@@ -94,7 +89,35 @@ def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | 
             )
             for chunk, text, vector in zip(chunks, texts, vectors, strict=True)
         )
+    if turn.previous_message_id is not None:
+        # The turn before was indexed before this one existed: its window gains it now.
+        message_windows_refresh(message_ids=[turn.previous_message_id])
     return len(chunks)
+
+
+def _context_of(turn: TurnToIndex) -> str:
+    return message_window_context(
+        speaker=turn.speaker,
+        created_at=turn.created_at,
+        previous=turn.previous_turn,
+        following=turn.following_turn,
+    )
+
+
+def message_windows_refresh(*, message_ids: Sequence[uuid.UUID | str]) -> int:
+    """Bring the windows of these messages' chunks (``Chunk.context``: speaker, day and
+    neighbouring turns) up to date with their conversations, without embedding anything
+    again (the model reads a turn alone). For a turn indexed before the next one was
+    written, and for messages indexed before windows existed (``manage.py reindex
+    --windows``). Returns the chunks changed."""
+    changed = 0
+    for turn in turn_source().turns(message_ids=message_ids):
+        changed += (
+            Chunk.objects.filter(message_id=turn.message_id)
+            .exclude(context=_context_of(turn))
+            .update(context=_context_of(turn))
+        )
+    return changed
 
 
 def message_chunks_set_archived(*, message_ids: list[uuid.UUID], archived: bool) -> int:
@@ -124,12 +147,7 @@ def messages_index(
         Chunk.objects.filter(message_id__in=list(archived)).delete()
         position = 0
         for turn, chunks in plans:
-            context = message_window_context(
-                speaker=turn.speaker,
-                created_at=turn.created_at,
-                previous=turn.previous_turn,
-                following=turn.following_turn,
-            )
+            context = _context_of(turn)
             for chunk in chunks:
                 vector = vectors[position]
                 position += 1
@@ -151,4 +169,7 @@ def messages_index(
                     )
                 )
         Chunk.objects.bulk_create(rows, batch_size=500)
+    batch = {turn.message_id for turn in turns}
+    outside = {t.previous_message_id for t in turns if t.previous_message_id not in batch}
+    message_windows_refresh(message_ids=[pk for pk in outside if pk is not None])
     return len(rows)

@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
+from ..explain import reindex_refusal
 from ..models import Document, Source, SourceKind, SourceStatus
 from .progress import source_run_add, source_status_set
 from .queue import enqueue_documents, enqueue_on_commit
@@ -132,9 +133,15 @@ def source_refresh(*, source: Source, user: User) -> None:
         source_status_set(source_id=source.pk, status=SourceStatus.QUEUED)
         enqueue_on_commit("scan_folder_source", str(source.pk), label=f"scan {source.name}")
         return
-    ids = [str(pk) for pk in source.documents.values_list("pk", flat=True)]
+    # A kind Cairn never reads keeps its "skipped" and its reason: indexing it again
+    # cannot change anything, and it would only sit in the run as "waiting".
+    ids = [
+        str(document.pk)
+        for document in source.documents.only("pk", "path")
+        if reindex_refusal(document) is None
+    ]
     with transaction.atomic():
-        source.documents.update(status="pending", error="", attempts=0)
+        source.documents.filter(pk__in=ids).update(status="pending", error="", attempts=0)
         source_run_add(source_id=source.pk, count=len(ids))
         enqueue_documents(ids, force=True)
 
@@ -168,7 +175,11 @@ def document_delete(*, document: Document) -> None:
 
 
 def document_reindex(*, document: Document) -> None:
-    """Extract, chunk and embed the document again, even if it is unchanged."""
+    """Extract, chunk and embed the document again, even if it is unchanged. A kind of
+    file Cairn never reads (``.exe``) is refused: indexing it again cannot change a thing."""
+    refusal = reindex_refusal(document)
+    if refusal is not None:
+        raise ValidationError({"document": refusal})
     with transaction.atomic():
         Document.objects.filter(pk=document.pk).update(status="pending", error="", attempts=0)
         source_run_add(source_id=document.source_id, count=1)

@@ -17,8 +17,10 @@ from apps.accounts.models import User
 from apps.claims.models import Claim, ClaimOrigin
 from apps.claims.selectors import claim_list, claim_lookup, tag_descendant_ids, tag_get
 from apps.claims.services import (
+    claim_complete,
     claim_create,
     claim_delete,
+    claim_restore,
     claim_retract,
     claim_review,
     claim_set_pinned,
@@ -219,3 +221,30 @@ class ClaimViewSet(viewsets.GenericViewSet):
         if reviewed is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(claim_output(reviewed))
+
+    @extend_schema(
+        summary="Mark a goal or task done, or tick off a shopping item",
+        tags=[TAG],
+        parameters=[CLAIM_KEY],
+        description="The claim becomes done (not retracted: it was true, and it is history "
+        "now); only an active or contested claim can be. 400 names the status otherwise.",
+        request=None,
+        responses=ClaimOutputSerializer,
+    )
+    @action(detail=True, methods=["post"])
+    def done(self, request: Request, key: str) -> Response:
+        claim = claim_complete(claim=self.get_object(), action="complete")
+        return Response(claim_output(claim))
+
+    @extend_schema(
+        summary="Put a done item back on its list",
+        tags=[TAG],
+        parameters=[CLAIM_KEY],
+        description="A done claim becomes active again; 400 names the status otherwise.",
+        request=None,
+        responses=ClaimOutputSerializer,
+    )
+    @action(detail=True, methods=["post"])
+    def restore(self, request: Request, key: str) -> Response:
+        claim = claim_restore(claim=self.get_object())
+        return Response(claim_output(claim))

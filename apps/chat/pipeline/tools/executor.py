@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -20,21 +21,23 @@ from apps.chat.llm import ToolCall, ToolResult
 from apps.chat.models import Message
 from apps.chat.pipeline.sources import SourceRegistry, without_footer
 from apps.chat.pipeline.tools.schemas import (
+    MAX_LIST_ITEMS,
     MemoryAddInput,
+    MemoryListInput,
     MemorySearchInput,
     MemoryUpdateInput,
     ReadDocumentInput,
     ToolInputError,
     parse_tool_input,
 )
-from apps.chat.selectors import message_surroundings
+from apps.chat.selectors import message_surroundings, messages_as_evidence
 from apps.claims.models import Claim, ClaimOrigin
-from apps.claims.selectors import claim_by_number, claims_by_id
-from apps.claims.services import claim_complete, claim_retract, claim_supersede
+from apps.claims.selectors import claim_by_number, claims_by_id, claims_on_list
+from apps.claims.services import claim_complete, claim_restore, claim_retract, claim_supersede
 from apps.indexing.selectors import chunk_document_id, chunk_message_id
 
 from ..dedupe import claim_add_or_reinforce
-from ..prepare import passage_url
+from ..prepare import passage_url, turn_title
 from ..prompt import sanitize_memory_block, sanitize_memory_text
 from ..threads import in_worker_thread
 
@@ -64,6 +67,8 @@ class TurnTools:
                 text = self.memory_update(tool_input)
             elif isinstance(tool_input, MemorySearchInput):
                 text = self.memory_search(tool_input)
+            elif isinstance(tool_input, MemoryListInput):
+                text = self.memory_list(tool_input)
             else:
                 text = self.read_document(tool_input)
         except (ToolInputError, ValidationError) as error:
@@ -75,7 +80,7 @@ class TurnTools:
         return self.registry.register(
             "claim",
             claim.id,
-            f"#{claim.number} @{claim.friendly_id}",
+            claim.statement,
             claim.statement,
             url=reverse("knowledge:claim", args=[claim.id]),
         )
@@ -99,6 +104,8 @@ class TurnTools:
             raise ToolInputError(f"There is no claim #{data.claim_number}.")
         if data.action == "retract":
             claim_retract(claim=claim)
+        elif data.action == "restore":
+            claim_restore(claim=claim)
         elif data.action == "edit":
             if not data.statement:
                 raise ToolInputError("An edit needs the new statement.")
@@ -125,6 +132,10 @@ class TurnTools:
             user=self.user,
             ids=[hit.claim_id for hit in hits if hit.kind == "claim" and hit.claim_id],
         )
+        # A past chat turn is titled by who said it and when, as in the turn's own sources.
+        turns = messages_as_evidence(
+            user=self.user, message_ids=[hit.message_id for hit in hits if hit.message_id]
+        )
         lines = []
         for hit in hits:
             if hit.kind == "claim" and hit.claim_id:
@@ -134,15 +145,36 @@ class TurnTools:
                 number = self._register_claim(claim)
                 lines.append(f"[{number}] #{claim.number} {_safe(claim.statement)}")
             else:
+                turn = turns.get(hit.message_id) if hit.message_id else None
+                title = turn_title(turn) if turn is not None else hit.title
                 number = self.registry.register(
                     hit.kind,
                     str(hit.chunk_id),
-                    hit.title,
+                    title,
                     hit.excerpt,
                     score=hit.vector_similarity,
                     url=passage_url(hit),
                 )
-                lines.append(f"[{number}] {_safe(hit.title, 200)}: {_safe(hit.excerpt)}")
+                lines.append(f"[{number}] {_safe(title, 200)}: {_safe(hit.excerpt)}")
+        return "\n".join(lines)
+
+    def memory_list(self, data: MemoryListInput) -> str:
+        """Every item of one type with its stable #N, as the description promises."""
+        claims = list(
+            claims_on_list(user=self.user, claim_type=data.claim_type, status=data.status)[
+                : MAX_LIST_ITEMS + 1
+            ]
+        )
+        kind = data.claim_type.replace("_", " ")
+        if not claims:
+            return f"No {kind} items with status {data.status}."
+        lines = [f"{kind} items ({data.status}), oldest first:"]
+        for claim in claims[:MAX_LIST_ITEMS]:
+            number = self._register_claim(claim)
+            done = f" (done {_day(claim.updated_at)})" if claim.status == "done" else ""
+            lines.append(f"[{number}] #{claim.number} {_safe(claim.statement)}{done}")
+        if len(claims) > MAX_LIST_ITEMS:
+            lines.append(f"(more than {MAX_LIST_ITEMS}; the oldest are shown)")
         return "\n".join(lines)
 
     def _read_chat(self, ref_id: str) -> str:
@@ -184,7 +216,9 @@ class TurnTools:
         if not document_id:
             raise ToolInputError("Name the document by its source number or id.")
         title, text, doc_id = document_text_for_user(user=self.user, key=document_id)
-        number = self.registry.register("document", doc_id, title, text[:300])
+        number = self.registry.register(
+            "document", doc_id, title, text[:300], url=reverse("files:document", args=[doc_id])
+        )
         window = text[data.offset : data.offset + READ_CHARS]
         more = len(text) > data.offset + READ_CHARS
         return (
@@ -198,6 +232,11 @@ def _chat_line(message: Message) -> str:
     speaker = "You" if message.role == Message.Role.USER else "Cairn"
     when = timezone.localtime(message.created_at)
     return f"{speaker}, {when.day} {when:%b %Y}: {_safe(without_footer(message.content), 4000)}"
+
+
+def _day(moment: datetime) -> str:
+    local = timezone.localtime(moment)
+    return f"{local.day} {local:%b %Y}"
 
 
 def _safe(text: str, limit: int = 1200) -> str:

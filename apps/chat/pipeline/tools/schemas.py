@@ -27,8 +27,21 @@ CLAIM_TYPES = (
     "observation",
     "other",
 )
-UPDATE_ACTIONS = ("complete", "tick_off", "retract", "edit")
-UpdateAction: TypeAlias = Literal["complete", "tick_off", "retract", "edit"]
+UPDATE_ACTIONS = ("complete", "tick_off", "restore", "retract", "edit")
+UpdateAction: TypeAlias = Literal["complete", "tick_off", "restore", "retract", "edit"]
+LIST_STATUSES = ("current", "done", "any")
+ListStatus: TypeAlias = Literal["current", "done", "any"]
+# What people (and models) call a type: "shopping list", "groceries", "goals", "to-do".
+TYPE_ALIASES = {
+    "shopping": "shopping_item",
+    "shopping_list": "shopping_item",
+    "grocery": "shopping_item",
+    "groceries": "shopping_item",
+    "grocery_list": "shopping_item",
+    "todo": "task",
+    "to_do": "task",
+}
+MAX_LIST_ITEMS = 100
 MAX_STATEMENT_CHARS = 1000
 
 
@@ -67,8 +80,9 @@ MEMORY_ADD = ToolSpec(
 MEMORY_UPDATE = ToolSpec(
     name="memory_update",
     description=(
-        "Change an existing memory by its claim number (the #N on its memory line): "
-        "'complete' a goal or task, 'tick_off' a shopping item that was bought, "
+        "Change an existing memory by its claim number (the #N on its memory line or in "
+        "memory_list): 'complete' a goal or task, 'tick_off' a shopping item that was "
+        "bought (both mark it done, kept as history), 'restore' a done item to its list, "
         "'retract' a memory that is no longer true, or 'edit' it with a corrected "
         "statement (a new memory replaces it; the old version is kept as history)."
     ),
@@ -106,6 +120,26 @@ MEMORY_SEARCH = ToolSpec(
     },
 )
 
+MEMORY_LIST = ToolSpec(
+    name="memory_list",
+    description=(
+        "List every saved memory of one type, oldest first, each with its claim number #N "
+        "(stable: use it with memory_update) and a source number [N] for citing: type "
+        "'goal' for the user's goals, 'task' for their to-dos, 'shopping_item' for the "
+        "shopping list, or any other memory type ('preference', 'fact' …). status "
+        "'current' (the default) lists what is still open, 'done' what was completed or "
+        f"ticked off, 'any' both. At most {MAX_LIST_ITEMS} items."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "enum": list(CLAIM_TYPES)},
+            "status": {"type": "string", "enum": list(LIST_STATUSES), "default": "current"},
+        },
+        "required": ["type"],
+    },
+)
+
 READ_DOCUMENT = ToolSpec(
     name="read_document",
     description=(
@@ -124,7 +158,13 @@ READ_DOCUMENT = ToolSpec(
     },
 )
 
-MEMORY_TOOLS: tuple[ToolSpec, ...] = (MEMORY_ADD, MEMORY_UPDATE, MEMORY_SEARCH, READ_DOCUMENT)
+MEMORY_TOOLS: tuple[ToolSpec, ...] = (
+    MEMORY_ADD,
+    MEMORY_UPDATE,
+    MEMORY_SEARCH,
+    MEMORY_LIST,
+    READ_DOCUMENT,
+)
 
 
 @dataclass(frozen=True)
@@ -149,13 +189,21 @@ class MemorySearchInput:
 
 
 @dataclass(frozen=True)
+class MemoryListInput:
+    claim_type: str
+    status: ListStatus = "current"
+
+
+@dataclass(frozen=True)
 class ReadDocumentInput:
     source_number: int | None = None
     document_id: str | None = None
     offset: int = 0
 
 
-ToolInput: TypeAlias = MemoryAddInput | MemoryUpdateInput | MemorySearchInput | ReadDocumentInput
+ToolInput: TypeAlias = (
+    MemoryAddInput | MemoryUpdateInput | MemorySearchInput | MemoryListInput | ReadDocumentInput
+)
 
 
 def parse_tool_input(call: ToolCall) -> ToolInput:
@@ -187,6 +235,11 @@ def parse_tool_input(call: ToolCall) -> ToolInput:
     if call.name == MEMORY_SEARCH.name:
         limit = _integer(data, "limit", minimum=1) if "limit" in data else 5
         return MemorySearchInput(query=_text(data, "query", required=True), limit=min(limit, 20))
+    if call.name == MEMORY_LIST.name:
+        return MemoryListInput(
+            claim_type=list_type(_text(data, "type", required=True)),
+            status=_status(data),
+        )
     if call.name == READ_DOCUMENT.name:
         source = _integer(data, "source_number", minimum=1) if "source_number" in data else None
         document_id = _text(data, "document_id") or None
@@ -195,6 +248,24 @@ def parse_tool_input(call: ToolCall) -> ToolInput:
         offset = _integer(data, "offset", minimum=0) if "offset" in data else 0
         return ReadDocumentInput(source_number=source, document_id=document_id, offset=offset)
     raise ToolInputError(f"Unknown tool {call.name!r}.")
+
+
+def list_type(value: str) -> str:
+    """A claim type from what a model or person calls it: "goals", "shopping list"."""
+    key = "_".join(value.lower().replace("-", " ").split())
+    key = TYPE_ALIASES.get(key, key)
+    if key not in CLAIM_TYPES and key.endswith("s") and key[:-1] in CLAIM_TYPES:
+        key = key[:-1]
+    if key not in CLAIM_TYPES:
+        raise ToolInputError(f"type must be one of {', '.join(CLAIM_TYPES)}.")
+    return key
+
+
+def _status(data: Mapping[str, object]) -> ListStatus:
+    status = _text(data, "status") or "current"
+    if status not in LIST_STATUSES:
+        raise ToolInputError(f"status must be one of {', '.join(LIST_STATUSES)}.")
+    return status  # type: ignore[return-value]  # checked against LIST_STATUSES
 
 
 def _text(
