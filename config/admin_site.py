@@ -10,6 +10,9 @@ class CairnAdminSite(admin.AdminSite):
     site_title = "Cairn"
     index_title = "Your knowledge"
     site_url = "/"
+    # The app sidebar took 300 px from every list, squeezing the claim statement and
+    # pushing columns out of view at 1366 px (issue 18); the breadcrumbs still navigate.
+    enable_nav_sidebar = False
 
     def has_permission(self, request: HttpRequest) -> bool:
         # Not only staff: every active user edits their own knowledge here (DESIGN §3).

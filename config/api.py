@@ -15,8 +15,9 @@ from apps.accounts.api import TokenObtainApi
 from apps.accounts.ui_api import router as accounts_ui_router
 from apps.chat.api import ConversationViewSet
 from apps.chat.exports.api import ChatImportViewSet
+from apps.chat.reference_api import MessageResolveApi
 from apps.chat.ui_api import router as chat_ui_router
-from apps.contexts.reference_api import MessageResolveApi, ReferenceResolveApi
+from apps.contexts.reference_api import ReferenceResolveApi
 from apps.contexts.ui_api import router as contexts_ui_router
 from apps.facts.api import ProjectFactViewSet
 from apps.indexing.api import DocumentViewSet, SearchApi, SourceViewSet

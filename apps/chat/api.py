@@ -60,6 +60,7 @@ class MessageSerializer(serializers.ModelSerializer):
             "index_status",
             "model_name",
             "usage",
+            "notices",
             "error",
             "created_at",
         ]

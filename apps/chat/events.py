@@ -161,6 +161,7 @@ def message_payload(message: Message, html: str) -> dict[str, Any]:
         "model": message.model_name,
         "usage": message.usage,
         "error": message.error,
+        "notices": message.notices,
         "created_at": message.created_at.isoformat(),
     }
 
@@ -210,6 +211,7 @@ def event_payload(event: TurnEvent) -> dict[str, Any]:
                 "facts": event.facts.as_dict(),
                 "index_status": event.index_status,
                 "notices": list(event.notices),
+                "changes": list(event.facts.changes),
             }
         case Clarify():
             return {

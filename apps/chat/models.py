@@ -80,6 +80,9 @@ class Message(models.Model):
     index_status = models.CharField(max_length=20, blank=True)
     model_name = models.CharField(max_length=100, blank=True)
     usage = models.JSONField(default=dict, blank=True)
+    # What the turn told the user besides the answer, kept so a reload shows it too
+    # (issue 18): [{"kind": "fact" | "notice", "text": "Saved #1 crypto = BTC"}, …].
+    notices = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True)
     external_id = models.CharField(max_length=200, blank=True)
     chat_import = models.ForeignKey(

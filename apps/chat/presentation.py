@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from django.urls import reverse
@@ -15,8 +15,9 @@ from django.utils.safestring import SafeString, mark_safe
 from apps.chat.events import message_html
 from apps.chat.models import Conversation, Message
 from apps.chat.pipeline.stream import STOPPED_BY_USER
-from apps.claims.selectors import claim_list
-from apps.contexts.reference_parser import parse_references
+from apps.chat.reading import read_references
+from apps.claims.models import ClaimStatus
+from apps.claims.selectors import claim_list, claims_from_messages
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -42,9 +43,25 @@ class MemoryRow:
 
 @dataclass(frozen=True)
 class FactsBadge:
+    """A warning under an answer when its question could not be made searchable."""
+
     text: str
     title: str
     warn: bool
+
+
+@dataclass(frozen=True)
+class TurnChanges:
+    """What one turn stored or suggested, in words (issue 18): the facts its question
+    wrote, and the claims extracted from it — pending ones with their review buttons."""
+
+    facts: list[str]
+    suggested: list[Any]  # pending claims: Approve / Edit / Dismiss
+    saved: list[Any]  # claims kept (auto mode, or approved since)
+    return_url: str = ""  # where a review button comes back to: this answer
+
+    def __bool__(self) -> bool:
+        return bool(self.facts or self.suggested or self.saved)
 
 
 @dataclass
@@ -63,6 +80,8 @@ class MessageView:
     prompt_text: str = ""
     remember_default: str = ""
     attached: list[Any] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    changes: TurnChanges | None = None
 
     @property
     def is_user(self) -> bool:
@@ -73,11 +92,13 @@ def remember_default(message: Message) -> str:
     return message.content.split(SOURCES_FOOTER, 1)[0].strip()
 
 
-def user_message_html(text: str) -> SafeString:
-    """The user's words, escaped, each reference wrapped in a chip the page can preview."""
+def user_message_html(message: Message) -> SafeString:
+    """The user's words, escaped, each reference wrapped in a chip the page can preview;
+    read as the pipeline read them, so a rank ("my #1 crypto") is no chip."""
+    text = message.content
     pieces: list[str] = []
     position = 0
-    for ref in parse_references(text).references:
+    for ref in read_references(text).references:
         pieces.append(escape(text[position : ref.start]))
         pieces.append(
             format_html(
@@ -100,16 +121,41 @@ def answer_html(message: Message) -> SafeString:
 
 
 def facts_badge(message: Message) -> FactsBadge | None:
-    counts = message.fact_counts or {}
-    if not counts and not message.index_status:
+    """Only a failure is worth a line: "indexed: accepted" on every answer said nothing."""
+    status = message.index_status or ""
+    if not status.startswith("failed"):
         return None
-    stored, updated = counts.get("stored", 0), counts.get("updated", 0)
-    retrieved = counts.get("retrieved", 0)
-    status = message.index_status or "unknown"
-    failed = status.startswith("failed")
-    text = f"facts +{stored} ~{updated} ↺{retrieved} · indexed: {status.split(':')[0]}"
-    title = f"{stored} fact(s) stored, {updated} updated, {retrieved} retrieved; indexing: {status}"
-    return FactsBadge(text=text, title=title, warn=failed)
+    return FactsBadge(
+        text="This question could not be made searchable yet",
+        title=f"Indexing: {status}",
+        warn=True,
+    )
+
+
+def stored_notices(message: Message, kind: str) -> list[str]:
+    return [
+        str(item.get("text", ""))
+        for item in message.notices or []
+        if isinstance(item, dict) and item.get("kind") == kind and item.get("text")
+    ]
+
+
+def _changes_by_question(user: User, messages: Sequence[Message]) -> dict[uuid.UUID, TurnChanges]:
+    """{user message id: what it changed}, with one query for the extracted claims."""
+    questions = [m for m in messages if m.role == Message.Role.USER]
+    claims: dict[uuid.UUID, list[Any]] = {}
+    for claim in claims_from_messages(user=user, message_ids=[m.pk for m in questions]):
+        if claim.source_message_id is not None:
+            claims.setdefault(claim.source_message_id, []).append(claim)
+    result = {}
+    for question in questions:
+        extracted = claims.get(question.pk, [])
+        result[question.pk] = TurnChanges(
+            facts=stored_notices(question, "fact"),
+            suggested=[c for c in extracted if c.status == ClaimStatus.PENDING],
+            saved=[c for c in extracted if c.status != ClaimStatus.PENDING],
+        )
+    return result
 
 
 def status_note(message: Message) -> tuple[str, str]:
@@ -182,24 +228,38 @@ def _claim_states(user: User, messages: Sequence[Message]) -> dict[str, bool]:
     return {str(claim_id): pinned for claim_id, pinned in rows}
 
 
+def _answer_changes(
+    answer: Message, question: Message | None, changes: dict[uuid.UUID, TurnChanges]
+) -> TurnChanges | None:
+    found = changes.get(question.pk) if question is not None else None
+    if not found:
+        return None
+    page = reverse("chat:conversation", args=[answer.conversation_id])
+    return replace(found, return_url=f"{page}#message-{answer.pk}")
+
+
 def message_views(
     *, user: User, conversation: Conversation, messages: Sequence[Message], last_order: int | None
 ) -> list[MessageView]:
     """Views of ``messages`` (the caller's, in order); ``last_order`` is the conversation's
     newest message, so only a clarifying question still waiting for its answer offers choices."""
     known = _claim_states(user, messages)
+    changes = _changes_by_question(user, messages)
+    question_at: dict[int, Message] = {}
     pinned_here = {str(pk) for pk in conversation.pinned_claims.values_list("id", flat=True)}
     user_text: dict[int, str] = {}
     views = []
     for message in messages:
         if message.role == Message.Role.USER:
             user_text[message.order] = message.content
+            question_at[message.order] = message
             views.append(
                 MessageView(
                     message=message,
-                    html=user_message_html(message.content),
+                    html=user_message_html(message),
                     remember_default=message.content.strip(),
                     attached=list(message.attached_claims.all()),
+                    notices=stored_notices(message, "notice"),
                 )
             )
             continue
@@ -218,6 +278,7 @@ def message_views(
                 clarify_topics=[str(t) for t in clarify] if message.order == last_order else [],
                 prompt_text=user_text.get(message.order - 1, ""),
                 remember_default=remember_default(message),
+                changes=_answer_changes(message, question_at.get(message.order - 1), changes),
             )
         )
     return views

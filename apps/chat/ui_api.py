@@ -11,11 +11,12 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 from django.urls import reverse
-from ninja import Query, Router, Schema, Status
+from ninja import Field, Query, Router, Schema, Status
 from ninja.errors import HttpError
 
 from apps.chat.models import Conversation
 from apps.chat.pipeline.dedupe import claim_add_or_reinforce
+from apps.chat.pipeline.types import MAX_MESSAGE_CHARS
 from apps.chat.presentation import remember_default
 from apps.chat.selectors import conversation_get, conversation_list, message_get
 from apps.chat.services import (
@@ -27,9 +28,10 @@ from apps.chat.services import (
     conversation_update,
 )
 from apps.claims.models import Claim, ClaimOrigin
-from apps.claims.selectors import claim_get
+from apps.claims.selectors import claim_get, claims_pending
 from apps.claims.services import claim_pin as claim_pin_service
 from apps.core.request_user import current_user
+from apps.facts.extraction import message_rank_spans
 
 router = Router(tags=["chat"])
 LIST_LIMIT = 200
@@ -213,3 +215,30 @@ def message_remember(
             url=reverse("knowledge:claim", args=[claim.id]),
         ),
     )
+
+
+class ReadIn(Schema):
+    text: str = Field(max_length=MAX_MESSAGE_CHARS)
+
+
+class ReadOut(Schema):
+    """The spans of the text that are ranks, as code-point offsets (the page's parser
+    takes them and leaves those ``#N`` alone), and the pending-claims count."""
+
+    ranks: list[tuple[int, int]]
+
+
+@router.post("/references/read", response=ReadOut)
+def references_read(request: HttpRequest, payload: ReadIn) -> ReadOut:
+    """What the composer's chips need to read ``#N`` as the server will (issue 18)."""
+    return ReadOut(ranks=[(start, end) for start, end in message_rank_spans(payload.text)])
+
+
+class PendingOut(Schema):
+    pending: int
+
+
+@router.get("/claims/pending-count", response=PendingOut)
+def pending_count(request: HttpRequest) -> PendingOut:
+    """The navigation's badge, refreshed after a turn may have suggested claims."""
+    return PendingOut(pending=claims_pending(user=current_user(request)).count())

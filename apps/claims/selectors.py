@@ -12,7 +12,7 @@ from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db.models import F, Q, QuerySet
 from django.http import Http404
 
-from .models import USABLE_STATUSES, Claim, ClaimStatus, Domain, Entity, Tag
+from .models import USABLE_STATUSES, Claim, ClaimOrigin, ClaimStatus, Domain, Entity, Tag
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -162,6 +162,18 @@ def claims_usable(*, user: User) -> QuerySet[Claim]:
 
 def claims_pending(*, user: User) -> QuerySet[Claim]:
     return Claim.objects.filter(user=user, status=ClaimStatus.PENDING).order_by("-created_at")
+
+
+def claims_from_messages(*, user: User, message_ids: Iterable[uuid.UUID]) -> QuerySet[Claim]:
+    """The user's claims taken from ``message_ids`` — extracted after the answer, or added
+    by the model's memory tool during it — pending or kept (retracted and superseded ones
+    are history), oldest first: what a chat turn suggested or saved."""
+    return Claim.objects.filter(
+        user=user,
+        source_message_id__in=list(message_ids),
+        origin__in=[ClaimOrigin.EXTRACTED, ClaimOrigin.CHAT],
+        status__in=[*USABLE_STATUSES, ClaimStatus.PENDING],
+    ).order_by("number")
 
 
 def claims_pinned(*, user: User) -> QuerySet[Claim]:

@@ -38,7 +38,7 @@ class ResolutionSerializer(serializers.Serializer):
     claims = ResolvedClaimSerializer(many=True)
 
 
-def _dump(result: ReferenceResolution) -> dict[str, object]:
+def dump(result: ReferenceResolution) -> dict[str, object]:
     data = ResolutionSerializer(result).data
     return dict(data)
 
@@ -61,7 +61,7 @@ class ReferenceResolveApi(APIView):
         ref = str(request.query_params.get("ref", ""))[:500]
         if not ref.strip():
             raise serializers.ValidationError({"ref": "Give the identifier to resolve."})
-        return Response(_dump(resolve_reference(current_user(request), ref)))
+        return Response(dump(resolve_reference(current_user(request), ref)))
 
 
 class MessageResolveApi(APIView):
@@ -84,4 +84,4 @@ class MessageResolveApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         clean, results = resolve_message(current_user(request), data.validated_data["text"])
-        return Response({"clean_text": clean, "references": [_dump(r) for r in results]})
+        return Response({"clean_text": clean, "references": [dump(r) for r in results]})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -181,7 +182,11 @@ def resolve_parsed(user: User, reference: ParsedReference) -> ReferenceResolutio
     return ReferenceResolution(**{**result.__dict__, "span": (reference.start, reference.end)})
 
 
-def resolve_message(user: User, text: str) -> tuple[str, list[ReferenceResolution]]:
-    """Parse a whole message and resolve each reference in order: (clean text, results)."""
-    parsed = parse_references(text)
+def resolve_message(
+    user: User, text: str, *, ranks: Sequence[tuple[int, int]] = ()
+) -> tuple[str, list[ReferenceResolution]]:
+    """Parse a whole message and resolve each reference in order: (clean text, results).
+    ``ranks`` are the message's rank spans (the facts extractor's; contexts cannot read
+    them itself), so "#1" in "my #1 crypto" is no claim here either."""
+    parsed = parse_references(text, ranks=ranks)
     return parsed.clean_text, [resolve_parsed(user, ref) for ref in parsed.references]

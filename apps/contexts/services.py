@@ -122,6 +122,26 @@ def context_remove_claims(*, context: Context, claims: Iterable[Claim]) -> int:
     return deleted
 
 
+@transaction.atomic
+def claim_contexts_set(*, claim: Claim, contexts: Iterable[Context]) -> Claim:
+    """Put ``claim`` in exactly ``contexts`` (the user's own): moving it between contexts
+    is one replacement, so it is never in neither nor in both halfway."""
+    chosen = {context.pk: context for context in contexts}
+    if any(context.user_id != claim.user_id for context in chosen.values()):
+        raise ValidationError({"contexts": "No such context."})
+    ContextClaim.objects.filter(claim=claim).exclude(context_id__in=chosen).delete()
+    ContextClaim.objects.bulk_create(
+        [ContextClaim(context_id=pk, claim=claim) for pk in chosen], ignore_conflicts=True
+    )
+    return claim
+
+
+def context_empty(*, context: Context) -> int:
+    """Take every claim out of ``context`` (not out of its sub-contexts); the claims stay."""
+    deleted, _ = ContextClaim.objects.filter(context=context).delete()
+    return deleted
+
+
 def context_transfer_memberships(*, old: Claim, new: Claim) -> None:
     """A superseding claim takes the place of the old one in its contexts."""
     ids = ContextClaim.objects.filter(claim=old).values_list("context_id", flat=True)

@@ -8,9 +8,7 @@ user's project, or an id that is not a UUID, answers 404 (``project_get``).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
@@ -30,14 +28,17 @@ from apps.projects.services import project_chosen_or_personal
 from .models import MAX_KEY_LENGTH, FactOrigin, FactValueType, ProjectFact
 from .selectors import FactGroup, fact_groups, facts_earlier_versions, facts_retracted_keys
 from .services import MAX_VALUE_CHARS, fact_retract, fact_store
+from .wording import display_value, key_from_words, key_words
 
 _FORM_FIELD = {"key": "key", "value": "value", "value_type": "value_type"}
 
 
 class FactSetForm(forms.Form):
+    # In words ("crypto list, #1"), read by wording.key_from_words; a dotted key still works.
     key = forms.CharField(
         max_length=MAX_KEY_LENGTH,
-        help_text="e.g. user.favorites.crypto.1, user.email or user.dates.birthday",
+        label="What it is about",
+        help_text="e.g. “crypto list, #1”, “email” or “birthday”",
     )
     value = forms.CharField(max_length=MAX_VALUE_CHARS, strip=True)
     value_type = forms.ChoiceField(
@@ -54,6 +55,10 @@ class FactItem:
     earlier: list[tuple[ProjectFact, str]] = field(default_factory=list)
 
     @property
+    def words(self) -> str:
+        return key_words(self.fact.fact_key)
+
+    @property
     def type_label(self) -> str:
         """The value's type where it is not plain text or a quantity read as one."""
         if self.fact.value_type == FactValueType.STRING:
@@ -67,20 +72,6 @@ class FactItem:
 class GroupView:
     group: FactGroup
     items: list[FactItem]
-
-
-def display_value(fact: ProjectFact) -> str:
-    """A value as a person reads it: 70 kg rather than {"amount":70,"unit":"kg"}."""
-    if fact.value_type == FactValueType.BOOL:
-        return "yes" if fact.value_text == "true" else "no"
-    if fact.value_type == FactValueType.JSON:
-        try:
-            data: Any = json.loads(fact.value_text)
-        except ValueError:
-            return fact.value_text
-        if isinstance(data, dict) and set(data) == {"amount", "unit"}:
-            return f"{data['amount']} {data['unit']}"
-    return fact.value_text
 
 
 def _chosen_project(request: HttpRequest, user: User) -> Project:
@@ -113,7 +104,8 @@ def _render(
         for group in groups
     ]
     retracted = [
-        (row, display_value(row)) for row in facts_retracted_keys(user=user, project_id=project.pk)
+        (row, display_value(row), key_words(row.fact_key))
+        for row in facts_retracted_keys(user=user, project_id=project.pk)
     ]
     projects = list(project_list(user=user, include_archived=False))
     if project not in projects:
@@ -135,7 +127,8 @@ def _render(
 def home(request: HttpRequest) -> HttpResponse:
     user = current_user(request)
     project = _chosen_project(request, user)
-    initial = {"key": request.GET.get("key", "")[:MAX_KEY_LENGTH]}
+    key = request.GET.get("key", "")[:MAX_KEY_LENGTH]
+    initial = {"key": key_words(key) if key else ""}
     return _render(request, user, project, FactSetForm(initial=initial))
 
 
@@ -146,12 +139,13 @@ def set_fact(request: HttpRequest) -> HttpResponse:
     form = FactSetForm(request.POST)
     if form.is_valid():
         try:
-            result = fact_store(project=project, origin=FactOrigin.MANUAL, **form.cleaned_data)
+            data = {**form.cleaned_data, "key": key_from_words(form.cleaned_data["key"])}
+            result = fact_store(project=project, origin=FactOrigin.MANUAL, **data)
         except ValidationError as error:
             for name, errors in error.message_dict.items():
                 form.add_error(_FORM_FIELD.get(name), errors)
         else:
-            key = result.fact.fact_key
+            key = f"“{key_words(result.fact.fact_key)}”"
             text = {
                 "stored": f"Stored {key}.",
                 "updated": f"Updated {key}; the previous value is in its history.",
@@ -174,5 +168,6 @@ def retract(request: HttpRequest) -> HttpResponse:
     if retracted is None:
         messages.warning(request, "That fact has no current value; nothing was retracted.")
     else:
-        messages.success(request, f"Retracted {retracted.fact_key}; its history is kept.")
+        words = key_words(retracted.fact_key)
+        messages.success(request, f"Retracted “{words}”; its history is kept.")
     return HttpResponseRedirect(_page_url(project))

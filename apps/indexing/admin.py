@@ -9,6 +9,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils.text import Truncator
 
 from apps.core.admin_scoping import OwnedModelAdmin
 
@@ -108,11 +109,21 @@ _CHUNK_FIELDS: tuple[str, ...] = (
 
 @admin.register(Chunk)
 class ChunkAdmin(OwnedModelAdmin):
-    list_display = ["id", "owner_label", "chunk_index", "start", "end", "embedding_model"]
+    """Chunks are the search index's internal rows: only a superuser, debugging search,
+    sees them; an ordinary user's admin does not list them (issue 18)."""
+
+    list_display = ["excerpt", "owner_label", "chunk_index", "start", "end", "embedding_model"]
     list_filter = ["embedding_model"]
     search_fields = ["text"]
     fields = _CHUNK_FIELDS
     readonly_fields = _CHUNK_FIELDS
+
+    def _user_may_edit(self, request: HttpRequest) -> bool:
+        return bool(request.user.is_active and request.user.is_superuser)
+
+    @admin.display(description="text")
+    def excerpt(self, obj: Chunk) -> str:
+        return Truncator(" ".join(obj.text.split())).chars(120) or "(no text)"
 
     def has_add_permission(self, request: HttpRequest, *args: Any) -> bool:
         return False

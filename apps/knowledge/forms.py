@@ -52,4 +52,102 @@ class ClaimFilterForm(forms.Form):
 
 
 class ReviewForm(forms.Form):
-    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
+    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Dismiss")])
+    # Set when the user edited the wording before approving; absent, the claim is kept as is.
+    statement = forms.CharField(required=False, strip=False)
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class ClaimForm(forms.Form):
+    """Add or edit a claim on the Knowledge page. Only parsing here: the services clean
+    the values again and their errors are shown on the field they name."""
+
+    statement = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="One thing to remember, in a sentence.",
+    )
+    claim_types = forms.MultipleChoiceField(
+        label="Kinds",
+        required=False,
+        choices=ClaimType.choices,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    domains = forms.MultipleChoiceField(
+        label="Areas of life",
+        required=False,
+        choices=Domain.choices,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    possible_questions = forms.CharField(
+        label="Questions it answers",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="One per line; they help Cairn find it.",
+    )
+    contexts = forms.MultipleChoiceField(
+        required=False, widget=forms.CheckboxSelectMultiple, label="In contexts"
+    )
+    pinned = forms.BooleanField(required=False, label="Pin it (every answer uses it)")
+
+    def __init__(self, *args: Any, contexts: list[tuple[Context, int]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.context_rows = {str(context.pk): context for context, _ in contexts}
+        cast(forms.MultipleChoiceField, self.fields["contexts"]).choices = [
+            (str(context.pk), f"{'· ' * depth}{context.name}") for context, depth in contexts
+        ]
+
+    def chosen_contexts(self) -> list[Context]:
+        return [self.context_rows[pk] for pk in self.cleaned_data.get("contexts", [])]
+
+    def questions(self) -> list[str]:
+        return _lines(self.cleaned_data.get("possible_questions", ""))
+
+
+class ClaimContextsForm(forms.Form):
+    contexts = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, *args: Any, contexts: list[tuple[Context, int]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.context_rows = {str(context.pk): context for context, _ in contexts}
+        cast(forms.MultipleChoiceField, self.fields["contexts"]).choices = [
+            (str(context.pk), f"{'· ' * depth}{context.name}") for context, depth in contexts
+        ]
+
+    def chosen_contexts(self) -> list[Context]:
+        return [self.context_rows[pk] for pk in self.cleaned_data.get("contexts", [])]
+
+
+class PinForm(forms.Form):
+    pinned = forms.BooleanField(required=False)
+
+
+class ContextForm(forms.Form):
+    """Create, rename or move a context; ``parent`` lists the user's own contexts only
+    (another user's id is simply not a choice)."""
+
+    name = forms.CharField(max_length=200)
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    parent = forms.ChoiceField(required=False, label="Inside")
+
+    def __init__(
+        self,
+        *args: Any,
+        contexts: list[tuple[Context, int]],
+        editing: Context | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.context_rows = {str(context.pk): context for context, _ in contexts}
+        cast(forms.ChoiceField, self.fields["parent"]).choices = [("", "— top level —")] + [
+            (str(context.pk), f"{'· ' * depth}{context.name}")
+            for context, depth in contexts
+            if editing is None or context.pk != editing.pk
+        ]
+        for name in ("name", "description", "parent"):
+            self.fields[name].widget.attrs["id"] = f"{'ctx-edit' if editing else 'ctx-new'}-{name}"
+
+    def chosen_parent(self) -> Context | None:
+        return self.context_rows.get(self.cleaned_data.get("parent") or "")

@@ -42,12 +42,12 @@ from apps.contexts.selectors import (
 )
 from apps.core.request_user import current_user
 
-from .forms import ClaimFilterForm, ReviewForm
+from .forms import ClaimContextsForm, ClaimFilterForm, ContextForm, ReviewForm
 
 PAGE_SIZE = 25
 
 
-def _page_context(user: User, **extra: object) -> dict[str, object]:
+def page_context(user: User, **extra: object) -> dict[str, object]:
     return {"nav": "knowledge", "pending_count": claims_pending(user=user).count(), **extra}
 
 
@@ -91,7 +91,7 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "knowledge/home.html",
-        _page_context(user, tab="claims", form=form, page=page, filtered=bool(filters)),
+        page_context(user, tab="claims", form=form, page=page, filtered=bool(filters)),
     )
 
 
@@ -102,7 +102,7 @@ class TreeNode:
     children: list[TreeNode] = field(default_factory=list)
 
 
-def _context_forest(user: User) -> list[TreeNode]:
+def context_forest(user: User) -> list[TreeNode]:
     """The user's context tree; each node counts the distinct active and contested claims
     it resolves to (its own and its descendants'), as referencing it would use them."""
     own: dict[uuid.UUID, set[uuid.UUID]] = {}
@@ -131,7 +131,12 @@ def context_index(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "knowledge/contexts.html",
-        _page_context(user, tab="contexts", forest=_context_forest(user)),
+        page_context(
+            user,
+            tab="contexts",
+            forest=context_forest(user),
+            new_form=ContextForm(contexts=context_tree(user=user)),
+        ),
     )
 
 
@@ -139,23 +144,47 @@ def context_index(request: HttpRequest) -> HttpResponse:
 def context_detail(request: HttpRequest, context_id: uuid.UUID) -> HttpResponse:
     user = current_user(request)
     context = context_get(user=user, context_id=context_id)
+    return context_page(request, user, context)
+
+
+def context_page(
+    request: HttpRequest,
+    user: User,
+    context: Context,
+    edit_form: ContextForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """One context's page; ``edit_form`` is a refused edit, shown open with its errors."""
     children = context.children.annotate(
         claim_count=Count("memberships", filter=Q(memberships__claim__status__in=USABLE_STATUSES))
     )
     page = Paginator(context_resolved_queryset(user=user, context=context), PAGE_SIZE).get_page(
         request.GET.get("page")
     )
+    if edit_form is None:
+        edit_form = ContextForm(
+            initial={
+                "name": context.name,
+                "description": context.description,
+                "parent": str(context.parent_id or ""),
+            },
+            contexts=context_tree(user=user),
+            editing=context,
+        )
     return render(
         request,
         "knowledge/context_detail.html",
-        _page_context(
+        page_context(
             user,
             tab="contexts",
             context=context,
             page=page,
             ancestors=context_ancestors(context=context),
             children=children.order_by("name"),
+            edit_form=edit_form,
+            own_count=context.claims.count(),
         ),
+        status=status,
     )
 
 
@@ -167,11 +196,17 @@ def claim_detail(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
     return render(
         request,
         "knowledge/claim_detail.html",
-        _page_context(
+        page_context(
             user,
             tab="claims",
             claim=claim,
             contexts=claim.contexts.order_by("name"),
+            contexts_form=ClaimContextsForm(
+                initial={
+                    "contexts": [str(pk) for pk in claim.contexts.values_list("pk", flat=True)]
+                },
+                contexts=context_tree(user=user),
+            ),
             tags=claim.tags.order_by("name"),
             entities=claim.entities.order_by("name"),
             chain=supersession_chain(claim=claim),
@@ -186,26 +221,30 @@ def claim_detail(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
 def pending(request: HttpRequest) -> HttpResponse:
     user = current_user(request)
     page = Paginator(claims_pending(user=user), PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "knowledge/pending.html", _page_context(user, tab="pending", page=page))
+    return render(request, "knowledge/pending.html", page_context(user, tab="pending", page=page))
 
 
 @require_POST
 def claim_review_view(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
-    """Approve (→ active) or reject (→ deleted) one pending claim, then go back."""
+    """Approve (→ active, optionally with corrected wording) or dismiss (→ deleted) one
+    pending claim, then go back."""
     user = current_user(request)
     claim = claim_get(user=user, claim_id=claim_id)
     form = ReviewForm(request.POST)
-    ok, deleted, text = False, False, "Choose Approve or Reject."
+    ok, deleted, text = False, False, "Choose Approve or Dismiss."
     if form.is_valid():
         approve = form.cleaned_data["decision"] == "approve"
+        edited = form.cleaned_data["statement"] if "statement" in request.POST else None
         label = f"#{claim.number} “{Truncator(claim.statement).chars(60)}”"
         try:
-            claim_review(claim=claim, approve=approve)
+            saved = claim_review(claim=claim, approve=approve, statement=edited)
         except ValidationError as error:
             text = " ".join(error.messages)
         else:
             ok, deleted = True, not approve
-            text = f"Approved {label}." if approve else f"Rejected {label}; it was deleted."
+            if saved is not None:
+                label = f"#{saved.number} “{Truncator(saved.statement).chars(60)}”"
+            text = f"Approved {label}." if approve else f"Dismissed {label}; it was deleted."
     if "application/json" in request.headers.get("Accept", ""):
         return JsonResponse(
             {"ok": ok, "message": text, "pending": claims_pending(user=user).count()},

@@ -6,7 +6,7 @@ from django.apps import AppConfig
 class ProjectsConfig(AppConfig):
     name = "apps.projects"
     label = "projects"
-    verbose_name = "Projects"
+    verbose_name = "Workspaces"  # "Workspaces › Projects", not the same words twice
 
     def ready(self) -> None:
         from apps.accounts.signals import user_created

@@ -76,6 +76,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "apps.chat.context_processors.llm_provider",
+                "apps.knowledge.context_processors.pending_claims",
             ],
         },
     },

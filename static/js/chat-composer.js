@@ -116,6 +116,13 @@
   C.markChips = markChips;
 
   // ---- chips of the references typed so far ---------------------------------------------
+  // The spans the server reads as ranks ("my #1 crypto is BTC"): a "#N" inside one is no
+  // chip, as the answer will not use claim N (POST /api/ui/references/read, issue 18).
+  var ranksRead = { text: "", ranks: [] };
+  function ranksOf(text) {
+    return ranksRead.text === text ? ranksRead.ranks : null;
+  }
+
   /** Whether ``ref`` is the one the caret is still in: no verdict on it yet (issue 18:
    * "@pre" is not "not found", it is half-typed). The verdict comes once the caret
    * leaves it (a space, a click elsewhere, the focus moving away) or the message is sent. */
@@ -128,7 +135,22 @@
   }
 
   function renderChips() {
-    var parsed = window.CairnReferences.parseReferences(input.value);
+    var text = input.value;
+    var ranks = ranksOf(text);
+    if (ranks === null && text.indexOf("#") !== -1) {
+      C.api("POST", "references/read", { text: text })
+        .then(function (data) {
+          ranksRead = { text: text, ranks: data.ranks || [] };
+          if (input.value === text) renderChips();
+        })
+        .catch(function () { /* chips without ranks until the server answers */ });
+      return; // the chips drawn last stay until the server has read this text
+    }
+    drawChips(text, ranks || []);
+  }
+
+  function drawChips(text, ranks) {
+    var parsed = window.CairnReferences.parseReferences(text, { ranks: ranks });
     var chipNodes = parsed.references.slice(0, 20).map(function (ref) {
       var chip = C.refChip(ref);
       if (stillTyping(ref)) {
@@ -419,6 +441,7 @@
       renderAttached();
     },
     attach: attach,
+    ranksOf: ranksOf,
   };
   renderChips();
   var log = document.getElementById("chat-log");

@@ -7,7 +7,10 @@
   if (!chat || !chat.dataset.currentId) return;
 
   function referenceNodes(text) {
-    var parsed = window.CairnReferences.parseReferences(text);
+    // The ranks the composer already asked the server for; the ack prunes any chip the
+    // server did not read as a reference either way.
+    var ranks = (C.composer && C.composer.ranksOf(text)) || [];
+    var parsed = window.CairnReferences.parseReferences(text, { ranks: ranks });
     var nodes = [];
     var position = 0;
     parsed.references.forEach(function (ref) {

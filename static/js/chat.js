@@ -166,9 +166,24 @@
             }
           });
         });
+        // The server's reading wins: a chip it did not read as a reference (a rank, "my #1
+        // crypto") goes back to plain text.
+        var read = (event.references || []).map(function (ref) { return String(ref.identifier).toLowerCase(); });
+        turn.user.querySelectorAll(".ref-chip").forEach(function (chip) {
+          if (read.indexOf(chip.dataset.ref.toLowerCase()) === -1) chip.replaceWith(document.createTextNode(chip.textContent));
+        });
         (event.notices || []).forEach(function (notice) {
           turn.user.appendChild(C.el("p", { class: "msg-notice", text: notice }));
         });
+        // What the question stored, in words, while the answer is still being written; the
+        // saved answer shows the same lines (and any suggestions) when it replaces this one.
+        if ((event.changes || []).length) {
+          turn.answer.node.appendChild(
+            C.el("div", { class: "turn-changes" }, [
+              C.el("ul", { class: "turn-facts" }, event.changes.map(function (text) { return C.el("li", { text: text }); })),
+            ])
+          );
+        }
         return;
       case "clarify":
         if (!turn) return;
@@ -262,7 +277,72 @@
       })
       .catch(function () { /* the streamed version stays; a reload shows the rest */ });
     if (C.refreshSidebar) C.refreshSidebar().then(R.syncTitle);
+    refreshPending(after, 0);
   }
+
+  // ---- pending claims: the navigation's badge and the answer's suggestions ---------------
+  function setPending(count) {
+    document.querySelectorAll("[data-pending-count]").forEach(function (badge) {
+      badge.textContent = String(count);
+      badge.hidden = !count;
+    });
+  }
+
+  /** Claims are suggested in the background after the answer is saved: check the count
+   * now and a little later, and show the turn again when it changed. */
+  function refreshPending(after, attempt) {
+    var before = document.querySelector("[data-pending-count]");
+    var known = before ? Number(before.textContent) || 0 : 0;
+    window.setTimeout(function () {
+      C.api("GET", "claims/pending-count")
+        .then(function (data) {
+          setPending(data.pending);
+          // Re-read the turn only when its answer shows no suggestion yet: one the user is
+          // already reviewing must not be replaced under their hand.
+          var answer = log.querySelector('.msg-assistant[data-order="' + (after + 2) + '"]');
+          var shown = answer && answer.querySelector("[data-suggestion], .turn-saved, .turn-reviewed");
+          if (data.pending !== known && !turn && !shown) {
+            return C.fragment(chat.dataset.messagesUrl + "?after=" + after).then(function (nodes) {
+              R.removeStale(nodes);
+              log.appendChild(nodes);
+            });
+          }
+          if (attempt < 1) refreshPending(after, attempt + 1);
+        })
+        .catch(function () { /* the badge catches up on the next page */ });
+    }, attempt ? 4000 : 300);
+  }
+
+  // Approve / Edit / Dismiss under an answer, without leaving the chat; without
+  // JavaScript the same forms post and come back to this answer.
+  log.addEventListener("submit", function (event) {
+    var reviewForm = event.target;
+    if (!(reviewForm instanceof HTMLFormElement) || !reviewForm.hasAttribute("data-review")) return;
+    var box = reviewForm.closest("[data-suggestion]");
+    if (!box) return;
+    event.preventDefault();
+    box.querySelectorAll("button").forEach(function (button) { button.disabled = true; });
+    fetch(reviewForm.action, {
+      method: "POST",
+      body: new FormData(reviewForm),
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    })
+      .then(function (response) {
+        return response.json().then(function (data) { return { ok: response.ok, data: data }; });
+      })
+      .then(function (result) {
+        if (!result.ok) {
+          showError(result.data.message);
+          box.querySelectorAll("button").forEach(function (button) { button.disabled = false; });
+          return;
+        }
+        box.replaceChildren(C.el("p", { class: "turn-reviewed", text: result.data.message }));
+        setPending(result.data.pending);
+        C.announce(result.data.message);
+      })
+      .catch(function () { reviewForm.submit(); });
+  });
 
   function interrupted() {
     var current = turn;

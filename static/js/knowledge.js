@@ -13,11 +13,21 @@
   function updateCount(pending) {
     document.querySelectorAll("[data-pending-count]").forEach(function (badge) {
       badge.textContent = String(pending);
+      if (badge.classList.contains("nav-badge")) badge.hidden = !pending;
     });
     var list = document.querySelector("[data-review-list]");
     var empty = document.querySelector("[data-review-empty]");
     if (empty && list && !list.querySelector("[data-review-item]")) empty.hidden = false;
   }
+
+  // A destructive form asks first (without JavaScript it posts; the claims are kept anyway).
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
 
   document.addEventListener("submit", function (event) {
     var form = event.target;

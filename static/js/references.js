@@ -6,7 +6,7 @@
  * tests/fixtures/reference_cases.json (node --test tests/js/), so a rule changed on one
  * side must change on the other and gain a case in the table.
  *
- *   CairnReferences.parseReferences(text) ->
+ *   CairnReferences.parseReferences(text, {ranks: [[start, end], ...]}) ->
  *     {cleanText, references: [{kind, identifier, raw, start, end, utf16Start, utf16End}]}
  *
  * start/end are code-point offsets, the numbers Python reports, so the server and the
@@ -396,12 +396,17 @@
 
   /**
    * Return text without its references, and the references in order of appearance.
+   * ``options.ranks`` are the code-point spans the server's facts extractor reads as
+   * ranks (POST /api/ui/references/read): a "#N" inside one is no reference, as in
+   * parse_references(text, ranks=...) ("my #1 crypto is BTC").
    * @param {string} text
+   * @param {{ranks?: Array<Array<number>>}} [options]
    * @returns {{cleanText: string, references: Array<{kind: string, identifier: string,
    *   raw: string, start: number, end: number, utf16Start: number, utf16End: number}>}}
    */
-  function parseReferences(text) {
+  function parseReferences(text, options) {
     if (typeof text !== "string") throw new TypeError("parseReferences expects a string");
+    var ranks = (options && options.ranks) || [];
     if (text.indexOf("@") === -1 && text.indexOf("#") === -1) {
       return { cleanText: stripSet(text, ALL_SPACE), references: [] };
     }
@@ -416,6 +421,7 @@
     var references = [];
     var seen = new Set();
     var toCodePoint = codePointCounter(head);
+    var rankPoint = ranks.length ? codePointCounter(head) : null;
 
     var tokenPattern = new RegExp(TOKEN.source, "g");
     var match;
@@ -445,6 +451,10 @@
         ].join("-");
       } else if (match[3] !== undefined) {
         if (match[3].length > MAX_NUMBER_DIGITS) continue;
+        // Its own counter: toCodePoint only walks forwards, and is asked for start below.
+        var pointStart = rankPoint ? rankPoint(start) : start;
+        var pointEnd = rankPoint ? rankPoint(greedyEnd) : greedyEnd;
+        if (ranks.length && ranks.some(function (rank) { return rank[0] <= pointStart && pointEnd <= rank[1]; })) continue;
         kind = "number";
         identifier = "claim_" + stripLeadingZeros(match[3]);
       } else {

@@ -50,7 +50,7 @@ def test_chat_with_autocomplete_citations_sources_and_memory(
     shot("answer")
 
 
-def test_a_ranked_list_shows_in_the_facts_badge(page: Page, server: str, shot: Any) -> None:
+def test_a_ranked_list_says_what_it_saved(page: Page, server: str, shot: Any) -> None:
     log_in(page, server, email="chatter@example.com")
     start_conversation(page)
 
@@ -58,8 +58,9 @@ def test_a_ranked_list_shows_in_the_facts_badge(page: Page, server: str, shot: A
     page.locator("#composer-input").press("Enter")
 
     answer = page.locator("article.msg-assistant").last
-    expect(answer).to_contain_text("facts +1", timeout=20_000)
-    shot("facts-badge")
+    expect(answer).to_contain_text("Saved #1 crypto = BTC", timeout=20_000)
+    expect(answer).not_to_contain_text("facts +1")
+    shot("saved-fact")
 
 
 def test_a_suggested_memory_is_approved_from_the_knowledge_page(
@@ -72,7 +73,7 @@ def test_a_suggested_memory_is_approved_from_the_knowledge_page(
     expect(page.locator("article.msg-assistant.status-complete")).to_have_count(1, timeout=20_000)
 
     page.goto(f"{server}/knowledge/pending/")
-    expect(page.get_by_text("I prefer green tea")).to_be_visible()
+    expect(page.get_by_role("link", name="I prefer green tea")).to_be_visible()
     shot("pending")
     page.get_by_role("button", name="Approve").first.click()
     expect(page.get_by_text(re.compile("Approved #"))).to_be_visible(timeout=10_000)

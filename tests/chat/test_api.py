@@ -71,6 +71,25 @@ def test_posting_a_message_returns_the_complete_answer(token_client: APIClient, 
     assert [m["role"] for m in messages["results"]] == ["user", "assistant"]
 
 
+def test_a_posted_message_keeps_what_it_changed_in_words(
+    token_client: APIClient, user: User
+) -> None:
+    """Issue 18: the user message carries its notices, so an integration (and the page,
+    after a reload) reads "Saved #1 crypto = BTC" and the unknown reference's notice."""
+    conversation = conversation_create(user=user)
+    url = f"/api/v1/conversations/{conversation.id}/messages/"
+
+    response = token_client.post(url, {"text": "my #1 crypto is BTC @nothing_here"}, format="json")
+
+    assert response.status_code == 201
+    notices = response.json()["user_message"]["notices"]
+    assert notices[0] == {"kind": "fact", "text": "Saved #1 crypto = BTC"}
+    assert notices[1]["kind"] == "notice"
+    assert "nothing_here" in notices[1]["text"]
+    listed = token_client.get(url).json()["results"][0]
+    assert listed["notices"] == notices
+
+
 def test_bad_messages_are_400_and_save_nothing(token_client: APIClient, user: User) -> None:
     conversation = conversation_create(user=user)
     url = f"/api/v1/conversations/{conversation.id}/messages/"

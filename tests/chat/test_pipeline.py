@@ -214,3 +214,26 @@ def test_extraction_follows_the_memory_mode(
         claims[0].refresh_from_db()
         assert Claim.objects.filter(user=user).count() == 1
         assert claims[0].reinforced_count == 1
+
+
+def test_what_a_turn_changed_is_stored_with_the_message_in_words(user: User) -> None:
+    """Issue 18: "Saved #1 crypto = BTC", then "Updated #1 crypto: BTC → SOL", and an
+    unknown reference's notice, kept on the user's message for the page to show again."""
+    conversation = conversation_create(user=user)
+
+    first = prepare_turn(
+        user=user, conversation=conversation, request=TurnRequest(text="my #1 crypto is BTC")
+    )
+    second = prepare_turn(
+        user=user,
+        conversation=conversation,
+        request=TurnRequest(text="actually my #1 crypto is SOL, see @nothing_here"),
+    )
+
+    assert first.fact_counts.changes == ("Saved #1 crypto = BTC",)
+    assert second.fact_counts.changes == ("Updated #1 crypto: BTC → SOL",)
+    stored = Message.objects.get(pk=second.user_message.pk).notices
+    assert stored[0] == {"kind": "fact", "text": "Updated #1 crypto: BTC → SOL"}
+    assert [n["kind"] for n in stored[1:]] == ["notice"]
+    assert "nothing_here" in stored[1]["text"]
+    assert Message.objects.get(pk=first.user_message.pk).references == []

@@ -618,3 +618,22 @@ def test_own_tag_and_entity_pages_show_their_claims(editor: Client, user: User) 
         page = editor.get(url)
         assert page.status_code == 200
         assert "Ada wrote the first program" in page.text
+
+
+def test_the_claim_list_reads_as_words_for_an_ordinary_user(client: Client, user: User) -> None:
+    """Issue 18: the statement has room and is not cut at 90 characters, the index's
+    chunks are not listed, and the breadcrumb does not say "Contexts › Contexts"."""
+    long = "I want to learn to sail a small dinghy on the lake near the house of my parents " * 2
+    ClaimFactory(user=user, statement=long.strip())
+    client.force_login(user)
+
+    changelist = client.get(CHANGELIST).text
+    index = client.get(reverse("admin:index")).text
+    contexts = client.get(reverse("admin:contexts_context_changelist")).text
+
+    assert long.strip()[:140] in changelist
+    assert "css/admin-claims.css" in changelist
+    assert reverse("admin:indexing_chunk_changelist") not in index
+    assert client.get(reverse("admin:indexing_chunk_changelist")).status_code == 403
+    assert "Contexts</a> › Contexts" not in contexts
+    assert "Context tree" in contexts

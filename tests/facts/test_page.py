@@ -106,7 +106,7 @@ def test_setting_a_fact_by_hand(browser: Client, project: Project) -> None:
     )
 
     assert response.redirect_chain[-1][0] == f"{HOME}?project={project.pk}"
-    assert "Stored user.favorites.pie.1." in response.content.decode()
+    assert "Stored “pie list, #1”." in response.content.decode()
     fact = ProjectFact.objects.get(project=project)
     assert (fact.value_text, fact.origin) == ("pecan", FactOrigin.MANUAL)
 
@@ -120,7 +120,7 @@ def test_setting_a_fact_by_hand(browser: Client, project: Project) -> None:
         },
         follow=True,
     )
-    assert "Updated user.favorites.pie.1" in again.content.decode()
+    assert "Updated “pie list, #1”" in again.content.decode()
     assert ProjectFact.objects.filter(project=project).count() == 2
 
 
@@ -128,7 +128,8 @@ def test_setting_a_fact_by_hand(browser: Client, project: Project) -> None:
     ("data", "field"),
     [
         ({"key": "", "value": "x", "value_type": "string"}, "key"),
-        ({"key": "two words", "value": "x", "value_type": "string"}, "key"),
+        ({"key": "#0 books", "value": "x", "value_type": "string"}, "key"),
+        ({"key": "?!", "value": "x", "value_type": "string"}, "key"),
         ({"key": "n", "value": "many", "value_type": "number"}, "value"),
         ({"key": "n", "value": "x", "value_type": "colour"}, "value_type"),
     ],
@@ -151,7 +152,7 @@ def test_retracting_removes_the_fact_from_view_but_keeps_it(
     response = browser.post(RETRACT, {"project": project.pk, "key": "user.email"}, follow=True)
 
     text = text_of(response.content.decode())
-    assert "Retracted user.email" in text
+    assert "Retracted “email”" in text
     assert "Retracted facts (1)" in text  # still listed, as history
     assert not ProjectFact.objects.filter(project=project, is_current=True).exists()
     assert ProjectFact.objects.filter(project=project).count() == 1
@@ -206,3 +207,20 @@ def test_unicode_values_render(browser: Client, project: Project) -> None:
     assert "زينب 🌙" in html
     assert "<script>alert(1)</script>" not in html  # escaped
     assert "&lt;script&gt;" in html
+
+
+def test_a_fact_is_set_and_shown_in_words(browser: Client, project: Project) -> None:
+    """Issue 18: "crypto list, #1", not user.favorites.crypto.1, on the form and the page."""
+    response = browser.post(
+        SET,
+        {"project": project.pk, "key": "crypto list, #1", "value": "BTC", "value_type": "string"},
+        follow=True,
+    )
+
+    fact = ProjectFact.objects.get(project=project, is_current=True)
+    assert fact.fact_key == "user.favorites.crypto.1"
+    page = response.content.decode()
+    assert "Stored “crypto list, #1”." in page
+    assert ">crypto list, #1</span>" in page
+    assert "crypto list, #1" in page
+    assert "user.favorites.crypto.1</span>" not in page

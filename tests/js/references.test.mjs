@@ -119,3 +119,16 @@ test("the identifier at the caret follows the parser's rules", () => {
   assert.equal(parseReferences("a\u00a0@prefer_tea").references.length, 1);
   assert.deepEqual(referenceAtCaret("a\u00a0@pre", 6), { at: 2, end: 6, query: "pre" });
 });
+
+// Issue 18: the server's rank spans (POST /api/ui/references/read) make "#1" in "my #1
+// crypto is BTC" a rank, as parse_references(text, ranks=...) does in Python; a rank
+// does not hide a later "#1" that is a claim, and spans are code points (an emoji first).
+test("a #N inside a rank span is no reference", () => {
+  const text = "my #1 crypto is BTC, what about #1?";
+  const withRanks = parseReferences(text, { ranks: [[3, 5]] });
+  assert.deepEqual(withRanks.references.map((r) => [r.raw, r.start]), [["#1", 32]]);
+  assert.deepEqual(parseReferences(text).references.map((r) => r.start), [3]);
+  const emoji = "\u{1F600} my #2 book, tell me about #3";
+  const parsed = parseReferences(emoji, { ranks: [[5, 7]] });
+  assert.deepEqual(parsed.references.map((r) => [r.raw, r.start, r.utf16Start]), [["#3", 28, 29]]);
+});

@@ -104,6 +104,31 @@ def test_review_approves_or_deletes_a_pending_claim(token_client: APIClient, use
     assert "approve" in missing.json()
 
 
+def test_review_can_correct_the_wording_while_approving(
+    token_client: APIClient, user: User
+) -> None:
+    """Issue 18: edit then approve, as on the Knowledge page; a blank wording is a 400 on
+    ``statement`` and the claim stays pending."""
+    waiting = ClaimFactory(user=user, status="pending", statement="User likes tee")
+
+    blank = post(
+        token_client, f"{URL}{waiting.number}/review/", {"approve": True, "statement": " "}
+    )
+    waiting.refresh_from_db()
+    assert blank.status_code == 400
+    assert "statement" in blank.json()
+    assert waiting.status == "pending"
+
+    done = post(
+        token_client, f"{URL}{waiting.number}/review/", {"approve": True, "statement": "I like tea"}
+    )
+    assert (done.status_code, done.json()["statement"], done.json()["status"]) == (
+        200,
+        "I like tea",
+        "active",
+    )
+
+
 def test_an_item_is_done_and_restored_and_another_users_answers_404(
     token_client: APIClient, user: User, other_user: User
 ) -> None:

@@ -55,8 +55,8 @@ def test_the_main_navigation_points_here(browser: Client) -> None:
 def test_an_empty_account_is_told_how_to_add_claims(browser: Client) -> None:
     page = browser.get(HOME).text
 
-    assert "No claims yet — add one in the editor or tell Cairn in chat" in page
-    assert reverse("admin:claims_claim_add") in page
+    assert "No claims yet — add one here or tell Cairn in chat" in page
+    assert reverse("knowledge:claim-add") in page
 
 
 def test_the_list_shows_only_ones_own_claims(browser: Client, user: User, other_user: User) -> None:
@@ -200,7 +200,7 @@ def test_no_contexts_yet(browser: Client) -> None:
     page = browser.get(CONTEXTS).text
 
     assert "No contexts yet" in page
-    assert reverse("admin:contexts_context_add") in page
+    assert reverse("knowledge:context-add") in page
 
 
 def test_a_context_page_shows_breadcrumb_children_and_resolved_claims(
@@ -311,7 +311,8 @@ def test_the_queue_lists_pending_claims_with_buttons(
 
     assert list(response.context["page"].object_list) == [waiting]
     assert response.context["pending_count"] == 1
-    assert response.text.count(reverse("knowledge:review", args=[waiting.pk])) == 2
+    # Approve, edit then approve, dismiss.
+    assert response.text.count(reverse("knowledge:review", args=[waiting.pk])) == 3
     assert "csrfmiddlewaretoken" in response.text
 
 

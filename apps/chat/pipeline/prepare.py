@@ -26,13 +26,15 @@ from apps.chat.llm import ChatTurn
 from apps.chat.models import Conversation, Message
 from apps.chat.pipeline.prompt import ChunkLine, FactLine, MemoryLine, build_system_prompt
 from apps.chat.pipeline.sources import SourceRegistry, without_footer
+from apps.chat.reading import read_references
 from apps.chat.selectors import conversation_recent_messages, messages_as_evidence
 from apps.chat.services import message_append
-from apps.contexts.reference_parser import ParsedReference, parse_references
+from apps.contexts.reference_parser import ParsedReference
 from apps.contexts.references import ReferenceResolution, resolve_parsed
 from apps.core.concurrency import run_beside
 from apps.facts import services as facts_services
 from apps.facts.models import ProjectFact
+from apps.facts.wording import fact_change_text
 from apps.indexing import embeddings
 from apps.indexing import search as index_search
 from apps.indexing import services as indexing_services
@@ -95,6 +97,17 @@ def record_references(*, message: Message, references: Sequence[ParsedReference]
     message.save(update_fields=["references"])
 
 
+def record_notices(*, message: Message, changes: Sequence[str], notices: Sequence[str]) -> None:
+    """What the turn tells the user besides the answer, stored with their message so that a
+    reload shows it as the stream did (issue 18): the facts it wrote, in words, and the
+    notices (a reference that found nothing, a list it could not tell)."""
+    message.notices = [{"kind": "fact", "text": text} for text in changes] + [
+        {"kind": "notice", "text": text} for text in notices
+    ]
+    if message.notices:
+        message.save(update_fields=["notices"])
+
+
 def persist_facts(
     *, conversation: Conversation, message: Message, request: TurnRequest
 ) -> tuple[FactCounts, list[tuple[int, int]]]:
@@ -112,6 +125,7 @@ def persist_facts(
         updated=result.updated,
         ambiguous_topics=tuple(result.ambiguous_topics),
         unresolved=tuple(result.unresolved),
+        changes=tuple(fact_change_text(fact) for fact in result.facts),
     )
     return counts, [tuple(span) for span in result.rank_spans]  # type: ignore[misc]
 
@@ -351,11 +365,10 @@ def prepare_turn(
     # saved; references, resolved below, rarely change the text searched with.
     early_vector = run_beside(embed_query, request.text)
     message = save_user_message(conversation=conversation, request=request)
-    fact_counts, rank_spans = persist_facts(
-        conversation=conversation, message=message, request=request
-    )
+    fact_counts, _ = persist_facts(conversation=conversation, message=message, request=request)
     # A rank wins over a claim number (DESIGN §5): "#1" in "my #1 crypto" is not claim 1.
-    parsed = parse_references(request.text, ranks=rank_spans)
+    # The same reading as the transcript and the composer's chips (apps/chat/reading.py).
+    parsed = read_references(request.text)
     record_references(message=message, references=parsed.references)
     resolutions, capped = capped_resolutions(
         [resolve_parsed(user, ref) for ref in parsed.references]
@@ -392,6 +405,7 @@ def prepare_turn(
         retrieved=topic_count,
         ambiguous_topics=fact_counts.ambiguous_topics,
         unresolved=fact_counts.unresolved,
+        changes=fact_counts.changes,
     )
     chunks = chunks_found()
     registry, fact_lines, chunk_lines = register_sources(memory=memory, facts=facts, chunks=chunks)
@@ -408,6 +422,7 @@ def prepare_turn(
     notices = [r.message for r in resolutions if r.message]
     notices += capped
     notices += [unresolved_notice(item) for item in fact_counts.unresolved]
+    record_notices(message=message, changes=fact_counts.changes, notices=notices)
     return PreparedTurn(
         conversation=conversation,
         user_message=message,

@@ -64,9 +64,12 @@ class FactCounts:
     retrieved: int = 0
     ambiguous_topics: tuple[str, ...] = ()
     unresolved: tuple[str, ...] = ()  # ranked items of no known list: not saved
+    # Each write in words: "Saved #1 crypto = BTC", "Updated #1 crypto: BTC → SOL".
+    changes: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "changes": list(self.changes),
             "stored": self.stored,
             "updated": self.updated,
             "retrieved": self.retrieved,

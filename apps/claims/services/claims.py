@@ -261,13 +261,17 @@ def claim_supersede(
 
 
 @transaction.atomic
-def claim_review(*, claim: Claim, approve: bool) -> Claim | None:
-    """A pending claim becomes active, or is deleted; None when it was deleted."""
+def claim_review(*, claim: Claim, approve: bool, statement: str | None = None) -> Claim | None:
+    """A pending claim becomes active, or is deleted (dismissed); None when it was deleted.
+    ``statement`` is the user's corrected wording when they edit before approving: one
+    step, so a bad edit leaves the claim pending rather than approved as it was."""
     if claim.status != ClaimStatus.PENDING:
         raise ValidationError({"status": f"#{claim.number} is not waiting for review."})
     if not approve:
         claim.delete()
         return None
+    if statement is not None:
+        return claim_update(claim=claim, statement=statement, status=ClaimStatus.ACTIVE)
     return claim_update(claim=claim, status=ClaimStatus.ACTIVE)
 
 

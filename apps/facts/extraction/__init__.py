@@ -7,7 +7,7 @@ documented in ``keys.py``; the persistence layer (``apps.facts.services``) write
 """
 
 from .keys import fact_topic, parse_ranked_key, ranked_key
-from .pipeline import MAX_EXTRACT_CHARS, extract_facts
+from .pipeline import MAX_EXTRACT_CHARS, extract_facts, message_rank_spans
 from .relevance import RelevanceResult, select_relevant_facts
 from .topics import normalize_topic, resolve_topic
 from .types import (
@@ -32,6 +32,7 @@ __all__ = [
     "ValueType",
     "extract_facts",
     "fact_topic",
+    "message_rank_spans",
     "normalize_topic",
     "parse_ranked_key",
     "ranked_key",

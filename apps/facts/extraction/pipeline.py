@@ -34,6 +34,7 @@ from .types import (
     ExtractedFact,
     ExtractionResult,
     RankedCandidate,
+    Span,
     TopicResolution,
     TopicSource,
 )
@@ -43,6 +44,14 @@ from .types import (
 MAX_EXTRACT_CHARS = 20_000
 
 _CONFIDENCE = {"explicit": 0.95, "context": 0.9, "anchored": 0.85, "recent": 0.8, "keyword": 0.75}
+
+
+def message_rank_spans(text: str) -> tuple[Span, ...]:
+    """The spans of ``text`` that are ranks ("#1" in "my #1 crypto is BTC"), exactly as
+    ``extract_facts`` reads them: the reply pipeline, the transcript, the composer's chips
+    and the REST resolver all ask this one function, so ``#N`` reads one way everywhere
+    (DESIGN §5, issue 18)."""
+    return tuple(find_ranked(text[:MAX_EXTRACT_CHARS]).rank_spans)
 
 
 def extract_facts(

@@ -215,7 +215,9 @@ class ClaimViewSet(viewsets.GenericViewSet):
     def review(self, request: Request, key: str) -> Response:
         claim = self.get_object()
         data = validated(ClaimReviewInputSerializer, request.data)
-        reviewed = claim_review(claim=claim, approve=data["approve"])
+        reviewed = claim_review(
+            claim=claim, approve=data["approve"], statement=data.get("statement")
+        )
         if reviewed is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(claim_output(reviewed))

@@ -117,6 +117,11 @@ class ClaimReviewInputSerializer(serializers.Serializer):
     approve = serializers.BooleanField(
         help_text="true makes the pending claim active; false deletes it."
     )
+    statement = serializers.CharField(
+        required=False,
+        trim_whitespace=False,
+        help_text="The corrected wording, kept when approving (edit, then approve).",
+    )
 
 
 class CommaListField(serializers.ListField):
