@@ -246,11 +246,11 @@ def fuse(
 
 
 # How the rankings are fused, chosen on the tuning half of the quality corpus (mean of
-# recall@5 and @10: 0.715, against 0.618 for equal weights and k = 60; lists 100 deep
-# beat 30 there) and reported on its test half (bench/bench_quality.py). Vectors lead on
-# chat memory there; BM25 of the turn alone and, more, of its window add what the words
-# carry that MiniLM misses.
-FUSION = Fusion(vector=1.0, turns=0.25, windows=0.5, rrf_k=10, min_depth=100)
+# recall@5 and @10: 0.708, against 0.618 for equal weights and k = 60) and reported on
+# its test half (bench/bench_quality.py, which says why lists stay 30 deep). Vectors lead
+# on chat memory there; BM25 of the turn alone and, more, of its window add what the
+# words carry that MiniLM misses.
+FUSION = Fusion(vector=1.0, turns=0.25, windows=0.5, rrf_k=10, min_depth=30)
 
 
 def _clamp(k: int) -> int:
