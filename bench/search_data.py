@@ -239,5 +239,8 @@ def _build_indexes() -> None:
         # Rows inserted while a GIN index exists wait in its pending list, which every
         # search scans linearly until (auto)vacuum merges it: merge it now.
         cursor.execute("SELECT gin_clean_pending_list('claim_search_vector_idx'::regclass)")
-        cursor.execute("VACUUM ANALYZE indexing_chunk")
-        cursor.execute("VACUUM ANALYZE claims_claim")
+        # The postings too: search reads them index-only, which needs the visibility map
+        # that (auto)vacuum sets.
+        postings = ("indexing_chunk_posting", "indexing_claim_posting")
+        for table in ("indexing_chunk", "claims_claim", *postings):
+            cursor.execute(f"VACUUM ANALYZE {table}")

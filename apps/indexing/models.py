@@ -325,31 +325,25 @@ class ChunkPosting(models.Model):
     """One lexeme of one chunk, as BM25 reads it (DESIGN §6): of its text (``kind``
     ``DOCUMENT`` or ``MESSAGE``) or of a chat turn's window (``WINDOW``), with its term
     frequency and the vector's length in tokens. Kept by triggers on the chunk table
-    (migration 0007), never written by Python. Search reads a term's postings of one user
-    through ``posting_lookup_idx`` alone, instead of every matching row's ``tsvector``:
-    the difference between a ranking in milliseconds and one in a tenth of a second on an
-    account of 100,000 chunks (bench/bench_search.py)."""
+    (``posting_triggers``, migration 0007), never written by Python. Search reads a term's
+    postings of one user from the primary key alone (it carries ``project_id``, ``tf`` and
+    ``length``), instead of every matching row's ``tsvector``: the difference between a
+    ranking in milliseconds and one in a tenth of a second on an account of 100,000 chunks
+    (bench/bench_search.py)."""
 
     DOCUMENT, MESSAGE, WINDOW = 1, 2, 3
 
-    pk = models.CompositePrimaryKey("chunk_id", "kind", "term")
-    chunk_id = models.BigIntegerField()
-    kind = models.SmallIntegerField()
-    term = models.TextField()
+    pk = models.CompositePrimaryKey("user_id", "term", "kind", "chunk_id")
     user_id = models.BigIntegerField()
+    term = models.TextField()
+    kind = models.SmallIntegerField()
+    chunk_id = models.BigIntegerField()
     project_id = models.UUIDField()
     tf = models.SmallIntegerField()
     length = models.IntegerField()
 
     class Meta:
         db_table = "indexing_chunk_posting"
-        indexes = [
-            models.Index(
-                fields=["user_id", "term", "kind"],
-                include=["chunk_id", "project_id", "tf", "length"],
-                name="posting_lookup_idx",
-            )
-        ]
 
     def __str__(self) -> str:
         return f"{self.term!r} in chunk {self.chunk_id}"
@@ -358,22 +352,15 @@ class ChunkPosting(models.Model):
 class ClaimPosting(models.Model):
     """One lexeme of one claim's statement (see ``ChunkPosting``)."""
 
-    pk = models.CompositePrimaryKey("claim_id", "term")
-    claim_id = models.UUIDField()
-    term = models.TextField()
+    pk = models.CompositePrimaryKey("user_id", "term", "claim_id")
     user_id = models.BigIntegerField()
+    term = models.TextField()
+    claim_id = models.UUIDField()
     tf = models.SmallIntegerField()
     length = models.IntegerField()
 
     class Meta:
         db_table = "indexing_claim_posting"
-        indexes = [
-            models.Index(
-                fields=["user_id", "term"],
-                include=["claim_id", "tf", "length"],
-                name="claim_posting_lookup_idx",
-            )
-        ]
 
     def __str__(self) -> str:
         return f"{self.term!r} in claim {self.claim_id}"
