@@ -174,17 +174,21 @@ def test_reindex_documents_cuts_stored_files_again_with_a_progress_bar(
         embedding_model=fake_provider.name,
     )
     Document.objects.filter(pk=document.pk).update(chunk_count=1)
+    # and one file no longer reachable (an unmounted drive, say)
+    gone = Document.objects.get(path="note4.md")
+    gone_passages = list(Chunk.objects.filter(document=gone).values_list("text", flat=True))
+    (folder / "note4.md").unlink()
 
     out, _ = run("reindex", "--documents", "--dry-run")
-    assert "Indexed files to cut into passages again: 6." in out
+    assert "cut into passages again: 5 (1 not reachable now, left as they are)." in out
     assert Chunk.objects.filter(document=document).count() == 1
 
     # When every stored document is cut again
     out, err = run("reindex", "--documents")
 
     # Then the long note is in passages of at most the window, with exact offsets
-    assert "6/6 100%" in err
-    assert "Cut 6 files into" in out
+    assert "5/5 100%" in err
+    assert "Cut 5 files into" in out
     passages = list(Chunk.objects.filter(document=document).order_by("chunk_index"))
     assert len(passages) > 2
     assert all(len(p.text.split()) <= 254 for p in passages)  # the fake's tokens are words
@@ -192,3 +196,8 @@ def test_reindex_documents_cuts_stored_files_again_with_a_progress_bar(
     document.refresh_from_db()
     assert (document.chunk_count, document.status) == (len(passages), "indexed")
     assert Document.objects.filter(status="failed").count() == 1  # never indexed: left alone
+    gone.refresh_from_db()
+    assert gone.status == "indexed"
+    assert list(Chunk.objects.filter(document=gone).values_list("text", flat=True)) == (
+        gone_passages
+    )

@@ -19,6 +19,7 @@ from apps.indexing.embeddings import get_embedding_provider
 from apps.indexing.management.progress import ProgressBar
 from apps.indexing.models import Chunk, Document, DocumentStatus
 from apps.indexing.services import documents_index, message_windows_refresh
+from apps.indexing.services.files import UnsafePath, document_file_path
 from apps.indexing.services.reembed import embeddings_refresh, stale_count
 
 WINDOW_BATCH = 500
@@ -98,13 +99,24 @@ class Command(BaseCommand):
 
     def _documents(self, *, dry_run: bool) -> None:
         # Only indexed files: pending ones are on their way, and skipped or failed ones
-        # have no passages to cut again (a source refresh retries them).
-        document_ids = list(
+        # have no passages to cut again (a source refresh retries them). A file that
+        # cannot be reached now (a folder on an unmounted drive) keeps its passages:
+        # indexing it would record it as failed and delete them.
+        documents = (
             Document.objects.filter(status=DocumentStatus.INDEXED)
+            .select_related("source")
             .order_by("pk")
-            .values_list("pk", flat=True)
         )
-        self.stdout.write(f"Indexed files to cut into passages again: {len(document_ids)}.")
+        document_ids, unreachable = [], 0
+        for document in documents.iterator():
+            if _reachable(document):
+                document_ids.append(document.pk)
+            else:
+                unreachable += 1
+        self.stdout.write(
+            f"Indexed files to cut into passages again: {len(document_ids)}"
+            + (f" ({unreachable} not reachable now, left as they are)." if unreachable else ".")
+        )
         if dry_run or not document_ids:
             return
         provider = get_embedding_provider()
@@ -126,3 +138,10 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Cut {indexed} files into {passages} passages; {failed} could not be read again."
         )
+
+
+def _reachable(document: Document) -> bool:
+    try:
+        return document_file_path(document).is_file()
+    except (OSError, UnsafePath):
+        return False
