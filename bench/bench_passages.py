@@ -46,6 +46,7 @@ from bench.quality.references import Bm25, Dense, rrf  # noqa: E402
 DATABASE = "cairn_quality"
 EMAIL = "files@passages.bench.invalid"
 DEPTHS = (5, 10)
+UPLOAD_BATCH = 20  # files a request; the upload service takes at most 50 at once
 REFERENCE_DEPTH = 30
 DEEP = 30  # Cairn's lists as deep as the references', so the character budgets can fill
 CUTS = ("old", "pooled", "new")
@@ -118,7 +119,9 @@ def index_both_ways(corpus: FileCorpus) -> tuple[object, dict[str, object]]:
             for d in corpus.documents
         ]
         start = time.perf_counter()
-        documents_upload(project=project, files=files)  # indexed inline on commit
+        for first in range(0, len(files), UPLOAD_BATCH):  # as the page sends them
+            batch = files[first : first + UPLOAD_BATCH]
+            documents_upload(project=project, files=batch)  # indexed inline on commit
         print(
             f"  uploaded and indexed {len(files)} files into '{project.name}' in "
             f"{time.perf_counter() - start:.1f} s",

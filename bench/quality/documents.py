@@ -1,9 +1,10 @@
 """Files for the retrieval-quality corpus (issue 19): notes, manuals, plans and logs of
-3,000–12,000 characters, each holding a few facts that questions ask about in other words.
+3,000–12,000 characters, most holding a few facts that questions ask about in other words.
 
     .venv/bin/python -m bench.quality.documents     # rewrites bench/quality/files.json
 
-Deterministic from ``SEED``. Each document is paragraphs of its topic's everyday prose
+Deterministic from ``SEED``. Each subject (a city, an appliance, a project …) has two
+files: one with its facts and one more of the same kind without them. Each document is paragraphs of its topic's everyday prose
 (so the other passages of the same file, and the other file on the same topic, are close
 in meaning and words), with its facts placed at chosen positions: half of them late in a
 old 2,048-character chunk ( of which the model read only the first ~1,000
@@ -438,7 +439,19 @@ def generate(seed: int = SEED) -> FileCorpus:
             )
             documents.append(document)
             questions.extend(asked)
+            # A second file on the same subject without the facts: finding the subject's
+            # files is then not enough, the passage must be told from its neighbours'.
+            documents.append(_companion(rng, topic, slot, rng.randint(3_000, 11_500)))
     return FileCorpus(documents, questions)
+
+
+def _companion(rng: random.Random, topic: Topic, slot: int, length: int) -> FileDocument:
+    subject = topic.names[slot]
+    paragraphs = [f"{subject.capitalize()}: more {topic.kind} notes"]
+    while sum(len(p) + 2 for p in paragraphs) < length:
+        paragraphs.append(" ".join(_filler_paragraph(rng, topic, subject)))
+    name = f"{subject.lower().replace(' ', '-')}-{topic.kind.replace(' ', '-')}-more.md"
+    return FileDocument(name, "\n\n".join(paragraphs))
 
 
 def files_load(path: Path = FILES_PATH) -> FileCorpus:

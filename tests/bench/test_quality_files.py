@@ -22,7 +22,7 @@ def test_the_stored_files_are_what_the_generator_makes(files: FileCorpus) -> Non
 
 
 def test_files_are_long_prose_documents(files: FileCorpus) -> None:
-    assert 10 <= len(files.documents) <= 40
+    assert 10 <= len(files.documents) <= 80
     assert all(3_000 <= len(d.text) <= 12_500 for d in files.documents)
     assert len({d.name for d in files.documents}) == len(files.documents)
     assert all("\n\n" in d.text for d in files.documents)
