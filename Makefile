@@ -74,8 +74,10 @@ bench: setup
 
 # Retrieval quality (issue 8): recall@5/@10 of full text, vectors and hybrid on the corpus in
 # bench/quality/; `make bench` runs it too. Regenerate the corpus: $(PY) -m bench.quality.generate
+# Files (issue 19): passages found with the old and the new cut; $(PY) -m bench.quality.documents
 bench-quality: setup
 	$(PY) bench/bench_quality.py
+	$(PY) bench/bench_passages.py
 
 clean:
 	rm -rf $(VENV) var/staticfiles

@@ -30,10 +30,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import _django
 from bench._server import start_qcluster, stop_group
+
+if TYPE_CHECKING:
+    from apps.indexing.embeddings import EmbeddingProvider
 
 TARGET_RATIO = 0.85
 _TOPICS = [
@@ -112,14 +116,17 @@ def write_document(folder: Path, n: int, rng: random.Random) -> None:
         samples.write_pdf(folder / f"scan{n}.pdf", [lines])
 
 
-def chunk_texts(folder: Path) -> list[str]:
+def chunk_texts(folder: Path, provider: EmbeddingProvider) -> list[str]:
     """The chunk texts the pipeline will embed, computed ahead and outside the timing."""
-    from apps.indexing.chunking import chunk_file_text
+    from apps.indexing.chunking import chunk_document_text, document_window_tokens
     from apps.indexing.extract import extract_text
 
+    window = document_window_tokens(provider)
     texts: list[str] = []
     for path in sorted(folder.iterdir()):
-        texts.extend(chunk.text for chunk in chunk_file_text(extract_text(path).text))
+        text = extract_text(path).text
+        chunks = chunk_document_text(text, provider.token_offsets, max_tokens=window)
+        texts.extend(chunk.text for chunk in chunks)
     return texts
 
 
@@ -161,7 +168,7 @@ def main() -> None:
                 folder.mkdir()
                 for n in range(index * per_round, min(options.documents, (index + 1) * per_round)):
                     write_document(folder, n, rng)
-                folders.append((folder, chunk_texts(folder)))
+                folders.append((folder, chunk_texts(folder, provider)))
             print(
                 f"{options.documents} documents in {options.rounds} rounds, "
                 f"{sum(len(texts) for _, texts in folders)} chunks; worker: qcluster with "

@@ -249,8 +249,10 @@ CAIRN_UPLOAD_MAX_BYTES = env.int("CAIRN_UPLOAD_MAX_BYTES", default=100 * 1024 * 
 CAIRN_UPLOAD_MAX_FILES = env.int("CAIRN_UPLOAD_MAX_FILES", default=50)
 # ChatGPT / Claude exports (zip or conversations.json) imported on the Import page and API.
 CAIRN_IMPORT_MAX_BYTES = env.int("CAIRN_IMPORT_MAX_BYTES", default=512 * 1024 * 1024)
-# Passages per document at most (about 3.5 MB of text), so one file cannot hold a worker
-# past its timeout; the document says when it was cut.
+# Passages per document at most, so one file cannot hold a worker past its timeout; the
+# document says when it was cut. Passages are cut to the model's window (about 1,000
+# characters of prose, so about 2 MB of text); each costs the model what a 2,048-character
+# one did, since the model read only its first 256 word pieces.
 CAIRN_INDEX_MAX_CHUNKS = env.int("CAIRN_INDEX_MAX_CHUNKS", default=2000)
 # HNSW candidates per vector query (pgvector's hnsw.ef_search; iterative scans are on, so
 # per-user filtering loses nothing). 240 keeps recall@10 ≥ 0.95 at 100,000 chunks a user

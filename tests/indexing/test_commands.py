@@ -149,3 +149,55 @@ def test_reindex_windows_rebuilds_old_messages_windows_without_embedding_again(
     assert set(Chunk.objects.values_list("embedding_model", flat=True)) == {"kept"}
     assert text_search(user=user, query="Lisbon", kinds=("message",), k=2)
     assert "Updated the windows of 0 passages." in run("reindex", "--windows")[0]
+
+
+def test_reindex_documents_cuts_stored_files_again_with_a_progress_bar(
+    user: User, project: Project, folder: Path, fake_provider: HashEmbeddingProvider
+) -> None:
+    # Given files indexed before the chunking changed: one long note stored as one
+    # 2,048-character-style passage
+    long_note = folder / "long.md"
+    long_note.write_text(" ".join(f"Sentence {n} of a long note." for n in range(400)))
+    run("index_folder", str(folder), "--user", user.email, "--project", "personal")
+    document = Document.objects.get(path="long.md")
+    Chunk.objects.filter(document=document).delete()
+    text = long_note.read_text()
+    Chunk.objects.create(
+        document=document,
+        user=user,
+        project=project,
+        chunk_index=0,
+        text=text[:2048],
+        start=0,
+        end=2048,
+        embedding=[1.0] + [0.0] * 383,
+        embedding_model=fake_provider.name,
+    )
+    Document.objects.filter(pk=document.pk).update(chunk_count=1)
+    # and one file no longer reachable (an unmounted drive, say)
+    gone = Document.objects.get(path="note4.md")
+    gone_passages = list(Chunk.objects.filter(document=gone).values_list("text", flat=True))
+    (folder / "note4.md").unlink()
+
+    out, _ = run("reindex", "--documents", "--dry-run")
+    assert "cut into passages again: 5 (1 not reachable now, left as they are)." in out
+    assert Chunk.objects.filter(document=document).count() == 1
+
+    # When every stored document is cut again
+    out, err = run("reindex", "--documents")
+
+    # Then the long note is in passages of at most the window, with exact offsets
+    assert "5/5 100%" in err
+    assert "Cut 5 files into" in out
+    passages = list(Chunk.objects.filter(document=document).order_by("chunk_index"))
+    assert len(passages) > 2
+    assert all(len(p.text.split()) <= 254 for p in passages)  # the fake's tokens are words
+    assert all(text[p.start : p.end] == p.text for p in passages)
+    document.refresh_from_db()
+    assert (document.chunk_count, document.status) == (len(passages), "indexed")
+    assert Document.objects.filter(status="failed").count() == 1  # never indexed: left alone
+    gone.refresh_from_db()
+    assert gone.status == "indexed"
+    assert list(Chunk.objects.filter(document=gone).values_list("text", flat=True)) == (
+        gone_passages
+    )

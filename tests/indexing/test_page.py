@@ -137,7 +137,7 @@ def test_passages_come_in_pages_and_a_cited_one_opens_its_page(
 ) -> None:
     # Given a document of five or six passages shown two to a page, so three pages
     monkeypatch.setattr("apps.indexing.views.PASSAGES_PER_PAGE", 2)
-    text = "\n\n".join(f"Chapter {n} is about the harbour and its boats." * 40 for n in range(5))
+    text = "\n\n".join(f"Chapter {n} is about the harbour and its boats." * 25 for n in range(5))
     upload_files(client, project, committed, upload("harbour.txt", text))
     document = Document.objects.get()
     chunks = list(Chunk.objects.order_by("chunk_index"))

@@ -21,7 +21,7 @@ from functools import partial
 from django.conf import settings
 from django.db import DatabaseError, transaction
 
-from ..chunking import chunk_file_text
+from ..chunking import chunk_document_text, document_window_tokens
 from ..embeddings import EmbeddingProvider, Matrix, get_embedding_provider
 from ..extract import ExtractionError, extract_text
 from ..models import Chunk, Document, DocumentStatus
@@ -183,7 +183,9 @@ def _prepare(
         _record_without_chunks(document, DocumentStatus.FAILED, f"unexpected error: {error}")
         run.failed.append(doc_id)
         return None
-    chunks = chunk_file_text(extracted.text)
+    chunks = chunk_document_text(
+        extracted.text, provider.token_offsets, max_tokens=document_window_tokens(provider)
+    )
     if not chunks:
         _record_without_chunks(document, DocumentStatus.SKIPPED, "no text to index (empty)")
         run.skipped.append(doc_id)

@@ -3,7 +3,11 @@ embedding provider did not embed (after changing ``CAIRN_EMBEDDING_PROVIDER``).
 
 ``manage.py reindex --windows``: bring every chat turn's window (its speaker, day and
 neighbouring turns, ranked by full-text search) up to date, for messages indexed before
-windows existed; nothing is embedded again."""
+windows existed; nothing is embedded again.
+
+``manage.py reindex --documents``: cut every indexed file again into passages and embed
+them (after the chunking changed: issue 19 cut passages to the model's window), through
+the same service that indexes uploads and folders."""
 
 from __future__ import annotations
 
@@ -13,11 +17,15 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from apps.indexing.embeddings import get_embedding_provider
 from apps.indexing.management.progress import ProgressBar
-from apps.indexing.models import Chunk
-from apps.indexing.services import message_windows_refresh
+from apps.indexing.models import Chunk, Document, DocumentStatus
+from apps.indexing.services import documents_index, message_windows_refresh
+from apps.indexing.services.files import UnsafePath, document_file_path
 from apps.indexing.services.reembed import embeddings_refresh, stale_count
 
 WINDOW_BATCH = 500
+DOCUMENT_BATCH = 20
+"""Documents per ``documents_index`` call: enough to fill the model's batches, few enough
+that an interrupted run has finished most of what it started."""
 
 
 class Command(BaseCommand):
@@ -36,10 +44,19 @@ class Command(BaseCommand):
             action="store_true",
             help="Rebuild chat turns' windows (neighbouring turns) instead; embeds nothing.",
         )
+        parser.add_argument(
+            "--documents",
+            action="store_true",
+            help="Cut every indexed file into passages again and embed them (after a "
+            "chunking change).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["windows"]:
             self._windows(dry_run=options["dry_run"])
+            return
+        if options["documents"]:
+            self._documents(dry_run=options["dry_run"])
             return
         provider = get_embedding_provider()
         stale = stale_count(provider=provider, model=options["model"])
@@ -79,3 +96,52 @@ class Command(BaseCommand):
             bar.advance(len(batch))
         bar.finish()
         self.stdout.write(f"Updated the windows of {changed} passages.")
+
+    def _documents(self, *, dry_run: bool) -> None:
+        # Only indexed files: pending ones are on their way, and skipped or failed ones
+        # have no passages to cut again (a source refresh retries them). A file that
+        # cannot be reached now (a folder on an unmounted drive) keeps its passages:
+        # indexing it would record it as failed and delete them.
+        documents = (
+            Document.objects.filter(status=DocumentStatus.INDEXED)
+            .select_related("source")
+            .order_by("pk")
+        )
+        document_ids, unreachable = [], 0
+        for document in documents.iterator():
+            if _reachable(document):
+                document_ids.append(document.pk)
+            else:
+                unreachable += 1
+        self.stdout.write(
+            f"Indexed files to cut into passages again: {len(document_ids)}"
+            + (f" ({unreachable} not reachable now, left as they are)." if unreachable else ".")
+        )
+        if dry_run or not document_ids:
+            return
+        provider = get_embedding_provider()
+        bar = ProgressBar(total=len(document_ids), label="passages ", stream=self.stderr)
+        indexed = failed = passages = 0
+        for first in range(0, len(document_ids), DOCUMENT_BATCH):
+            # ``force``: the content is unchanged, so the service would otherwise keep
+            # the passages cut the old way.
+            run = documents_index(
+                document_ids=document_ids[first : first + DOCUMENT_BATCH],
+                force=True,
+                provider=provider,
+                on_document_done=lambda document: bar.advance(1, current=document.path),
+            )
+            indexed += len(run.indexed)
+            failed += len(run.failed) + len(run.skipped)
+            passages += run.chunks_written
+        bar.finish()
+        self.stdout.write(
+            f"Cut {indexed} files into {passages} passages; {failed} could not be read again."
+        )
+
+
+def _reachable(document: Document) -> bool:
+    try:
+        return document_file_path(document).is_file()
+    except (OSError, UnsafePath):
+        return False
