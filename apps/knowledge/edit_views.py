@@ -52,17 +52,8 @@ def claim_add(request: HttpRequest) -> HttpResponse:
     initial = {"contexts": [request.GET.get("context", "")]}
     form = ClaimForm(request.POST or None, initial=initial, contexts=context_tree(user=user))
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
         try:
-            claim = knowledge_claim_add(
-                user=user,
-                statement=data["statement"],
-                claim_types=data["claim_types"],
-                domains=data["domains"],
-                possible_questions=form.questions(),
-                pinned=data["pinned"],
-                contexts=form.chosen_contexts(),
-            )
+            claim = knowledge_claim_add(user=user, **form.claim_fields())
         except ValidationError as error:
             add_validation_error(form, error)
         else:
@@ -91,18 +82,10 @@ def claim_edit(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
     }
     form = ClaimForm(request.POST or None, initial=initial, contexts=context_tree(user=user))
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
         as_new_version = request.POST.get("save") == "new_version"
         try:
             saved = knowledge_claim_edit(
-                claim=claim,
-                statement=data["statement"],
-                claim_types=data["claim_types"],
-                domains=data["domains"],
-                possible_questions=form.questions(),
-                pinned=data["pinned"],
-                contexts=form.chosen_contexts(),
-                as_new_version=as_new_version,
+                claim=claim, as_new_version=as_new_version, **form.claim_fields()
             )
         except ValidationError as error:
             add_validation_error(form, error)

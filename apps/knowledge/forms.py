@@ -61,7 +61,25 @@ def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-class ClaimForm(forms.Form):
+class ContextChoicesMixin:
+    """A ``contexts`` field offering the user's context tree (``(context, depth)`` pairs,
+    indented by depth); only those contexts can be chosen."""
+
+    fields: dict[str, forms.Field]
+    cleaned_data: dict[str, Any]
+
+    def __init__(self, *args: Any, contexts: list[tuple[Context, int]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[call-arg]
+        self.context_rows = {str(context.pk): context for context, _ in contexts}
+        cast(forms.MultipleChoiceField, self.fields["contexts"]).choices = [
+            (str(context.pk), f"{'· ' * depth}{context.name}") for context, depth in contexts
+        ]
+
+    def chosen_contexts(self) -> list[Context]:
+        return [self.context_rows[pk] for pk in self.cleaned_data.get("contexts", [])]
+
+
+class ClaimForm(ContextChoicesMixin, forms.Form):
     """Add or edit a claim on the Knowledge page. Only parsing here: the services clean
     the values again and their errors are shown on the field they name."""
 
@@ -92,32 +110,24 @@ class ClaimForm(forms.Form):
     )
     pinned = forms.BooleanField(required=False, label="Pin it (every answer uses it)")
 
-    def __init__(self, *args: Any, contexts: list[tuple[Context, int]], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.context_rows = {str(context.pk): context for context, _ in contexts}
-        cast(forms.MultipleChoiceField, self.fields["contexts"]).choices = [
-            (str(context.pk), f"{'· ' * depth}{context.name}") for context, depth in contexts
-        ]
-
-    def chosen_contexts(self) -> list[Context]:
-        return [self.context_rows[pk] for pk in self.cleaned_data.get("contexts", [])]
-
     def questions(self) -> list[str]:
         return _lines(self.cleaned_data.get("possible_questions", ""))
 
+    def claim_fields(self) -> dict[str, Any]:
+        """The cleaned values as the knowledge services take them (add and edit alike)."""
+        data = self.cleaned_data
+        return {
+            "statement": data["statement"],
+            "claim_types": data["claim_types"],
+            "domains": data["domains"],
+            "possible_questions": self.questions(),
+            "pinned": data["pinned"],
+            "contexts": self.chosen_contexts(),
+        }
 
-class ClaimContextsForm(forms.Form):
+
+class ClaimContextsForm(ContextChoicesMixin, forms.Form):
     contexts = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
-
-    def __init__(self, *args: Any, contexts: list[tuple[Context, int]], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.context_rows = {str(context.pk): context for context, _ in contexts}
-        cast(forms.MultipleChoiceField, self.fields["contexts"]).choices = [
-            (str(context.pk), f"{'· ' * depth}{context.name}") for context, depth in contexts
-        ]
-
-    def chosen_contexts(self) -> list[Context]:
-        return [self.context_rows[pk] for pk in self.cleaned_data.get("contexts", [])]
 
 
 class PinForm(forms.Form):
