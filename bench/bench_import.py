@@ -3,8 +3,9 @@
 A ChatGPT export of generated conversations (short and long turns, as people chat) is
 imported as the Import page does it: ``chat_import_create`` queues the import to a real
 ``manage.py qcluster`` (started as ``make run`` starts it, warmed up first), which stores
-the conversations and queues one indexing task per conversation. Timed from the moment
-storing is done until the import is searchable: messages indexed per second. In the same
+the conversations and queues their messages for indexing, a few hundred per task. Timed
+from the moment storing is done until the import is searchable: messages indexed per
+second. In the same
 run the raw provider embeds the same message texts alone. The rounds rotate which goes
 first, so that load from other processes falls on both alike.
 
