@@ -409,3 +409,18 @@ def test_a_turn_indexed_before_its_answer_gains_the_answer_in_its_window(
     assert "Lisbon in May." in Chunk.objects.get(message=question).context
     windows = recomputed(user, "indexing_chunk", "message_id IS NOT NULL", "window_vector")
     assert statistics(user, "window") == windows
+
+
+def test_deleting_an_account_leaves_none_of_its_words_behind(user: User, project: Project) -> None:
+    # Postings hold a user's words: they must go with the account, as its rows do
+    add_passages(project, ["my secret garden in Zanzibar", "another private note"])
+    ClaimFactory(user=user, statement="I keep bees on my allotment")
+    user_id = user.pk  # delete() forgets it
+    assert ChunkPosting.objects.filter(user_id=user_id).exists()
+    assert ClaimPosting.objects.filter(user_id=user_id).exists()
+
+    user.delete()
+
+    assert not ChunkPosting.objects.filter(user_id=user_id).exists()
+    assert not ClaimPosting.objects.filter(user_id=user_id).exists()
+    assert not LexicalTerm.objects.filter(user_id=user_id).exists()
