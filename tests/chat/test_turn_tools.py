@@ -161,3 +161,45 @@ def test_each_tool_does_what_its_description_invites(
     old.refresh_from_db()
     assert old.status == ClaimStatus.SUPERSEDED
     assert Claim.objects.get(supersedes=old).statement == "The Marigold is red"
+
+
+def test_what_the_tools_change_is_said_in_words_under_the_answer(
+    tools: TurnTools, django_capture_on_commit_callbacks: Any
+) -> None:
+    from apps.chat.pipeline.tools.schemas import MemoryUpdateInput
+    from apps.chat.presentation import message_views
+    from apps.claims.services import claim_create
+
+    # Given a shopping item, a goal and a claim the model will change through its tools
+    with django_capture_on_commit_callbacks(execute=True):
+        eggs = claim_create(user=tools.user, statement="Eggs", claim_types=["shopping_item"])
+        goal = claim_create(user=tools.user, statement="Run a marathon", claim_types=["goal"])
+        boat = claim_create(user=tools.user, statement="The Marigold is blue")
+    conversation = tools.message.conversation
+    answer = Message.objects.create(
+        conversation=conversation, role="assistant", content="Done.", order=2
+    )
+
+    # When the turn ticks off, completes, edits and retracts
+    for claim, action in ((eggs, "tick_off"), (goal, "complete")):
+        tools.memory_update(MemoryUpdateInput(claim_number=claim.number, action=action))
+    tools.memory_update(
+        MemoryUpdateInput(claim_number=boat.number, action="edit", statement="The Marigold is red")
+    )
+    tools.memory_update(MemoryUpdateInput(claim_number=goal.number, action="restore"))
+
+    # Then each change is stored with the turn, in words, and shown under the answer
+    said = [item["text"] for item in Message.objects.get(pk=tools.message.pk).notices]
+    assert said[0] == f"Ticked off: #{eggs.number} “Eggs”"
+    assert said[1] == f"Done: #{goal.number} “Run a marathon”"
+    assert said[2].startswith(f"Updated #{boat.number} “The Marigold is blue” → #")
+    assert said[2].endswith("“The Marigold is red”")
+    assert said[3] == f"Back on its list: #{goal.number} “Run a marathon”"
+    views = message_views(
+        user=tools.user,
+        conversation=conversation,
+        messages=[Message.objects.get(pk=tools.message.pk), answer],
+        last_order=2,
+    )
+    assert views[1].changes is not None
+    assert views[1].changes.facts == said

@@ -102,20 +102,33 @@ class TurnTools:
         claim = claim_by_number(user=self.user, number=data.claim_number)
         if claim is None:
             raise ToolInputError(f"There is no claim #{data.claim_number}.")
+        before = f"#{claim.number} {_shown(claim.statement)}"
         if data.action == "retract":
             claim_retract(claim=claim)
+            change = f"Retracted {before}"
         elif data.action == "restore":
             claim_restore(claim=claim)
+            change = f"Back on its list: {before}"
         elif data.action == "edit":
             if not data.statement:
                 raise ToolInputError("An edit needs the new statement.")
             # As the description promises: a new claim replaces it, the old one is history.
             claim = claim_supersede(claim=claim, statement=data.statement)
+            change = f"Updated {before} → #{claim.number} {_shown(claim.statement)}"
         else:
             claim_complete(claim=claim, action=data.action, note=data.note)
+            change = f"{'Ticked off' if data.action == 'tick_off' else 'Done'}: {before}"
+        self._record_change(change)
         claim.refresh_from_db()
         number = self._register_claim(claim)
         return f"#{claim.number} is now {claim.status}: {_safe(claim.statement)} [{number}]"
+
+    def _record_change(self, text: str) -> None:
+        """What a tool changed in memory, in words, with the turn's other changes (the
+        question's stored notices, shown under the answer and after a reload, issue 18)."""
+        self.message.refresh_from_db(fields=["notices"])
+        self.message.notices = [*(self.message.notices or []), {"kind": "fact", "text": text}]
+        self.message.save(update_fields=["notices"])
 
     def memory_search(self, data: MemorySearchInput) -> str:
         from apps.indexing.search import hybrid_search
@@ -237,6 +250,14 @@ def _chat_line(message: Message) -> str:
 def _day(moment: datetime) -> str:
     local = timezone.localtime(moment)
     return f"{local.day} {local:%b %Y}"
+
+
+def _shown(statement: str, limit: int = 80) -> str:
+    """A claim's statement as a change notice quotes it: whole, or cut at a word."""
+    statement = " ".join(statement.split())
+    if len(statement) <= limit:
+        return f"“{statement}”"
+    return f"“{statement[:limit].rsplit(' ', 1)[0]}…”"
 
 
 def _safe(text: str, limit: int = 1200) -> str:
