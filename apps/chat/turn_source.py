@@ -6,6 +6,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
+from django.db.models import Max, Min, Subquery
+from django.db.models.functions import Coalesce
+
 from apps.indexing.turns import TurnToIndex
 
 from .models import Conversation, Message
@@ -36,16 +39,27 @@ class ChatTurnSource:
 
     def turns(self, *, message_ids: Sequence[uuid.UUID | str]) -> list[TurnToIndex]:
         wanted = {str(message_id) for message_id in message_ids}
-        conversations = (
+        orders = (
             Message.objects.filter(pk__in=wanted)
-            .values_list("conversation_id", flat=True)
-            .distinct()
+            .order_by()
+            .values("conversation_id")
+            .annotate(first=Min("order"), last=Max("order"))
         )
+        spans = {row["conversation_id"]: (row["first"], row["last"]) for row in orders}
         found: list[TurnToIndex] = []
-        for conversation in Conversation.objects.filter(pk__in=list(conversations)):
-            # One read of the whole conversation gives every wanted message its neighbours.
+        for conversation in Conversation.objects.filter(pk__in=list(spans)):
+            # One read of the wanted stretch of each conversation and the turn either side
+            # of it gives every wanted message its neighbours: a window refresh of one turn
+            # of a long chat reads three messages, not the whole history.
+            first, last = spans[conversation.pk]
+            siblings = Message.objects.filter(conversation=conversation)
+            before = siblings.filter(order__lt=first).order_by("-order").values("order")[:1]
+            after = siblings.filter(order__gt=last).order_by("order").values("order")[:1]
             history = list(
-                Message.objects.filter(conversation=conversation)
+                siblings.filter(
+                    order__gte=Coalesce(Subquery(before), first),
+                    order__lte=Coalesce(Subquery(after), last),
+                )
                 .order_by("order")
                 .only("id", "role", "content", "created_at", "order")
             )

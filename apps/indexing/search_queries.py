@@ -41,8 +41,8 @@ CHUNK_KINDS = ("document", "message")
 
 # Local to the transaction (set_config's third argument), so no other query of the
 # connection is affected once it ends.
-# enable_seqscan off: every search query has an index to use (HNSW, GIN, the user's
-# btree), and the planner's guess of how many rows a tsquery matches is often far off; a
+# enable_seqscan off: every search query has an index to use (HNSW, the postings' key, the
+# user's btree), and the planner's guess of how many rows match is often far off; a
 # sequential scan hoping to meet enough matches early can read the whole table instead.
 SEARCH_SETTINGS_SQL = (
     "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
@@ -109,8 +109,9 @@ def user_claims(*, user: User) -> QuerySet[Claim]:
 @dataclass(frozen=True)
 class Scope:
     """The rows one kind of candidate comes from, compiled once per search to
-    ``SELECT id, embedding, search_vector …``; each ranking wraps it (PostgreSQL pulls
-    the plain subquery up, so the HNSW and GIN indexes still serve the outer query)."""
+    ``SELECT id, embedding …``; each ranking wraps it (PostgreSQL pulls the plain
+    subquery up, so the HNSW index still serves the outer query, and BM25 checks its best
+    rows against it by id)."""
 
     kind: str  # "chunk" or "claim"
     sql: str
@@ -121,19 +122,15 @@ def compile_scopes(chunks: QuerySet[Chunk] | None, claims: QuerySet[Claim] | Non
     scopes = []
     for kind, rows in (("chunk", chunks), ("claim", claims)):
         if rows is not None:
-            columns = rows.exclude(embedding=None).order_by()
-            fields = ["id", "embedding", "search_vector"]
-            rows_of = columns.values(*fields, *(["search_length"] if kind == "chunk" else []))
-            sql, params = rows_of.query.sql_with_params()
+            columns = rows.exclude(embedding=None).order_by().values("id", "embedding")
+            sql, params = columns.query.sql_with_params()
             scopes.append(Scope(kind, sql, tuple(params)))
     return scopes
 
 
 def compile_window_scope(messages: QuerySet[Chunk]) -> Scope:
-    """Message chunks with their windows (``Chunk.window_vector``)."""
-    columns = (
-        messages.exclude(embedding=None).order_by().values("id", "window_vector", "window_length")
-    )
+    """The message chunks whose windows BM25 ranks (their postings of kind window)."""
+    columns = messages.exclude(embedding=None).order_by().values("id")
     sql, params = columns.query.sql_with_params()
     return Scope("chunk", sql, tuple(params))
 

@@ -27,7 +27,7 @@ from apps.indexing.models import (
 )
 from apps.indexing.search import hybrid_search, text_search
 from apps.indexing.search_queries import VectorPlan, vector_plan
-from apps.indexing.services import message_index
+from apps.indexing.services import message_index, messages_index
 from apps.projects.models import Project
 from apps.projects.services import project_create
 from tests.indexing.conftest import conversation_with
@@ -424,3 +424,21 @@ def test_deleting_an_account_leaves_none_of_its_words_behind(user: User, project
     assert not ChunkPosting.objects.filter(user_id=user_id).exists()
     assert not ClaimPosting.objects.filter(user_id=user_id).exists()
     assert not LexicalTerm.objects.filter(user_id=user_id).exists()
+
+
+@pytest.mark.usefixtures("fake_provider")
+def test_a_window_takes_the_nearest_turns_even_across_a_gap(user: User, project: Project) -> None:
+    # Given a conversation whose middle turns were removed (orders 1, 5, 9)
+    _, turns = conversation_with(
+        user, project, [("user", "Lisbon?"), ("assistant", "Porto."), ("user", "Faro!")]
+    )
+    for message, order in zip(turns, (1, 5, 9), strict=True):
+        message.order = order
+        message.save(update_fields=["order"])
+
+    messages_index(message_ids=[turns[1].pk])
+
+    # Then the middle turn's window holds both of its real neighbours
+    context = Chunk.objects.get(message=turns[1]).context
+    assert "Lisbon?" in context
+    assert "Faro!" in context
