@@ -71,6 +71,70 @@ def data_ready() -> bool:
     return Chunk.objects.filter(embedding_model=MODEL).count() == BIG_CHUNKS + OTHER_CHUNKS
 
 
+DATED_TURNS = 20_000
+DATED_FROM_YEAR = 2024  # the turns are spread evenly over this year and the next
+
+
+def ensure_dated_turns(email: str) -> None:
+    """Make ``DATED_TURNS`` of the user's chunks chat turns said over two years (as if
+    transcripts had been imported), once: questions that name a month or a year then
+    search their period as they would in a real account (issue 19). The chunks keep their
+    text and vectors, so the user still owns exactly ``BIG_CHUNKS``."""
+    from datetime import UTC, datetime
+
+    from django.db import connection
+
+    from apps.accounts.models import User
+    from apps.chat.models import Conversation, Message
+    from apps.indexing.models import Chunk
+
+    user = User.objects.get(email=email)
+    if Chunk.objects.filter(user=user, message__isnull=False).count() == DATED_TURNS:
+        return
+    started = time.perf_counter()
+    chunks = list(
+        Chunk.objects.filter(user=user, document__isnull=False)
+        .order_by("id")
+        .values_list("id", "project_id", "text")[:DATED_TURNS]
+    )
+    start = datetime(DATED_FROM_YEAR, 1, 1, tzinfo=UTC)
+    step = (datetime(DATED_FROM_YEAR + 2, 1, 1, tzinfo=UTC) - start) / DATED_TURNS
+    conversation = Conversation.objects.create(
+        user=user, project_id=chunks[0][1], title="Two years of chats"
+    )
+    messages = Message.objects.bulk_create(
+        (
+            Message(conversation=conversation, role="user", content=text, order=n + 1)
+            for n, (_, _, text) in enumerate(chunks)
+        ),
+        batch_size=2000,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE chat_message SET created_at = %s + (\"order\" - 1) * %s "
+            "WHERE conversation_id = %s",
+            [start, step, conversation.pk],
+        )
+        cursor.execute(
+            "UPDATE indexing_chunk AS chunk SET document_id = NULL, chunk_index = 0, "
+            "message_id = turn.message_id, said_at = turn.said_at, start = 0, "
+            '"end" = length(chunk.text) FROM unnest(%s::bigint[], %s::uuid[], '
+            "%s::timestamptz[]) AS turn(chunk_id, message_id, said_at) "
+            "WHERE chunk.id = turn.chunk_id",
+            [
+                [pk for pk, _, _ in chunks],
+                [m.pk for m in messages],
+                [start + n * step for n in range(len(chunks))],
+            ],
+        )
+        cursor.execute("VACUUM ANALYZE indexing_chunk")
+    print(
+        f"made {len(chunks):,} of the measured user's chunks chat turns said in "
+        f"{DATED_FROM_YEAR}–{DATED_FROM_YEAR + 1} ({time.perf_counter() - started:.0f} s)",
+        flush=True,
+    )
+
+
 def _rows(pool: np.ndarray, count: int, rng: np.random.Generator) -> tuple[Any, np.ndarray]:
     """Each row mixes three pool vectors with random (Dirichlet) weights, plus noise; its
     text is that of the heaviest one."""

@@ -230,6 +230,10 @@ class Chunk(models.Model):
         output_field=models.IntegerField(),
         db_persist=True,
     )
+    # When a chat message's words were said (its created_at, copied as user is): a question
+    # that names a time ("in March 2023") ranks the turns of that stretch (``periods``).
+    # Null for file passages: a file's upload date says nothing of when its text happened.
+    said_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -254,6 +258,11 @@ class Chunk(models.Model):
         ]
         indexes = [
             models.Index(fields=["user", "project"], name="chunk_user_project_idx"),
+            models.Index(
+                fields=["user", "said_at"],
+                name="chunk_user_said_at_idx",
+                condition=Q(said_at__isnull=False),
+            ),
             models.Index(fields=["embedding_model"], name="chunk_embedding_model_idx"),
             GinIndex(fields=["search_vector"], name="chunk_search_vector_idx"),
             GinIndex(fields=["window_vector"], name="chunk_window_vector_idx"),

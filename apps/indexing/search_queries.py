@@ -215,6 +215,22 @@ def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorP
     return VectorPlan(tuple(exact), tuple(ef_search))
 
 
+def period_plan(scope: Scope) -> VectorPlan:
+    """How the rows of a stretch of time are searched: every one compared when there are
+    at most ``CAIRN_SEARCH_EXACT_ROWS`` (an HNSW scan filtered to a week of a long history
+    would pass over thousands of other rows to find them), else the HNSW index with the
+    small accounts' longer candidate list. Counting stops past the threshold."""
+    cap = int(settings.CAIRN_SEARCH_EXACT_ROWS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT count(*) FROM ({scope.sql} LIMIT %s) AS rows", [*scope.params, cap + 1]
+        )
+        (rows,) = cursor.fetchone()
+    if rows <= cap:
+        return VectorPlan(exact=(scope.kind,))
+    return VectorPlan(ef_search=((scope.kind, int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)),))
+
+
 def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:
     """All the ranked ``(kind, statement selecting (id, value), params)`` lists in one
     statement: one round trip instead of one each."""

@@ -1,0 +1,131 @@
+"""When a question names a time: "in March 2023", "last month", "on 14 May 2024".
+
+A person asks their memory "what did I splash out on in November 2023?" and means what
+they said then, whatever words they used. ``period_named`` reads the stretch of time a
+query names, if any; search then ranks the chat turns said in it as a list of their own
+(``search.hybrid_rankings``). Pure and offline: English words for dates, the reading of
+"last"/"this" relative to ``now`` in its own timezone; no guessing from words alone
+("recently" names no period).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+MONTHS = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+_MONTH_NUMBER = (
+    {name: index for index, name in enumerate(MONTHS, start=1)}
+    | {name[:3]: index for index, name in enumerate(MONTHS, start=1)}
+    | {"sept": 9}
+)
+_MONTH = r"(?P<month>" + "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True)) + r")\.?"
+_YEAR = r"(?P<year>(?:19|20)\d\d)"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+
+# Most precise first: a day, then a month of a year, then a month or a year alone.
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern, re.IGNORECASE))
+    for kind, pattern in (
+        ("day", r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)\b"),
+        ("day", rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b"),
+        ("day", rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b"),
+        ("month", rf"\b{_MONTH},?\s+{_YEAR}\b"),
+        ("relative", r"\b(?P<which>last|this|past|previous)\s+(?P<unit>week|month|year)\b"),
+        ("relative", r"\b(?P<which>yesterday|today)\b"),
+        # "May" alone is also a verb: a month without its year only after a word that
+        # makes it a time ("in May", "last May").
+        ("bare month", rf"\b(?P<which>in|during|last|this)\s+{_MONTH}(?!\w)"),
+        ("year", rf"\b(?:in|during|throughout|of)\s+{_YEAR}\b"),
+    )
+)
+
+
+@dataclass(frozen=True)
+class Period:
+    """From ``start`` (inclusive) to ``end`` (exclusive), aware datetimes; ``words`` is the
+    part of the query that named it."""
+
+    start: datetime
+    end: datetime
+    words: str
+
+
+def period_named(query: str, *, now: datetime) -> Period | None:
+    """The most precise stretch of time ``query`` names, read in ``now``'s timezone; None
+    when it names none. A day that does not exist ("31 February 2023") still names its
+    month."""
+    for kind, pattern in _PATTERNS:  # most precise first
+        for match in pattern.finditer(query):
+            period = _period(kind, match, now)
+            if period is not None:
+                return period
+    return None
+
+
+def _period(kind: str, match: re.Match[str], now: datetime) -> Period | None:
+    groups = match.groupdict()
+    words = match.group(0)
+    try:
+        if kind == "day":
+            start = date(int(groups["year"]), _month(groups["month"]), int(groups["day"]))
+            return _span(now, start, start + timedelta(days=1), words)
+        if kind == "month":
+            return _month_span(now, int(groups["year"]), _month(groups["month"]), words)
+        if kind == "year":
+            year = int(groups["year"])
+            return _span(now, date(year, 1, 1), date(year + 1, 1, 1), words)
+        if kind == "bare month":
+            return _bare_month(now, groups["which"].lower(), _month(groups["month"]), words)
+        return _relative(now, groups["which"].lower(), (groups.get("unit") or "").lower(), words)
+    except ValueError:
+        return None
+
+
+def _month(text: str) -> int:
+    return int(text) if text.isdigit() else _MONTH_NUMBER[text.lower().rstrip(".")]
+
+
+def _bare_month(now: datetime, which: str, month: int, words: str) -> Period:
+    """ "in May" / "last May": the latest May that has begun (this year's if it has, else
+    last year's); "this May" is this year's."""
+    today = now.date()
+    year = today.year
+    began = month < today.month or (month == today.month and which != "last")
+    if which != "this" and not began:
+        year -= 1
+    return _month_span(now, year, month, words)
+
+
+def _relative(now: datetime, which: str, unit: str, words: str) -> Period:
+    today = now.date()
+    if which in ("today", "yesterday"):
+        day = today - timedelta(days=1 if which == "yesterday" else 0)
+        return _span(now, day, day + timedelta(days=1), words)
+    back = which != "this"  # "last", "past" and "previous" all mean the one before
+    if unit == "week":  # weeks start on Monday (ISO 8601)
+        monday = today - timedelta(days=today.weekday()) - timedelta(weeks=int(back))
+        return _span(now, monday, monday + timedelta(weeks=1), words)
+    if unit == "month":
+        year, month = (today.year, today.month)
+        if back:
+            year, month = (year - 1, 12) if month == 1 else (year, month - 1)
+        return _month_span(now, year, month, words)
+    year = today.year - int(back)
+    return _span(now, date(year, 1, 1), date(year + 1, 1, 1), words)
+
+
+def _month_span(now: datetime, year: int, month: int, words: str) -> Period:
+    following = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
+    return _span(now, date(year, month, 1), following, words)
+
+
+def _span(now: datetime, start: date, end: date, words: str) -> Period:
+    def midnight(day: date) -> datetime:
+        return datetime(day.year, day.month, day.day, tzinfo=now.tzinfo)
+
+    return Period(midnight(start), midnight(end), words)
