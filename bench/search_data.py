@@ -90,6 +90,7 @@ def ensure_dated_turns(email: str) -> None:
 
     user = User.objects.get(email=email)
     if Chunk.objects.filter(user=user, message__isnull=False).count() == DATED_TURNS:
+        _windows(user)
         return
     started = time.perf_counter()
     chunks = list(
@@ -127,12 +128,51 @@ def ensure_dated_turns(email: str) -> None:
                 [start + n * step for n in range(len(chunks))],
             ],
         )
-        cursor.execute("VACUUM ANALYZE indexing_chunk")
     print(
         f"made {len(chunks):,} of the measured user's chunks chat turns said in "
         f"{DATED_FROM_YEAR}–{DATED_FROM_YEAR + 1} ({time.perf_counter() - started:.0f} s)",
         flush=True,
     )
+    _windows(user)
+
+
+def _windows(user: Any) -> None:
+    """Each turn's window (speaker, day, the turns before and after it), as indexing
+    writes it: the triggers then file the turns' postings as a chat's, windows included."""
+    from django.db import connection
+
+    from apps.indexing.chunking import message_window_context
+    from apps.indexing.models import Chunk
+
+    turns = list(
+        Chunk.objects.filter(user=user, message__isnull=False)
+        .order_by("said_at")
+        .values_list("id", "text", "said_at", "context")
+    )
+    if all(context for *_, context in turns):
+        return
+    started = time.perf_counter()
+    contexts = [
+        message_window_context(
+            speaker="user",
+            created_at=said_at,
+            previous=turns[n - 1][1] if n else None,
+            following=turns[n + 1][1] if n + 1 < len(turns) else None,
+        )
+        for n, (_, _, said_at, _) in enumerate(turns)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE indexing_chunk AS chunk SET context = turn.context "
+            "FROM unnest(%s::bigint[], %s::text[]) AS turn(chunk_id, context) "
+            "WHERE chunk.id = turn.chunk_id",
+            [[pk for pk, *_ in turns], contexts],
+        )
+        # The update moved the postings (their triggers): vacuumed, as _build_indexes
+        # leaves them, for the index-only reads search makes of them.
+        for table in ("indexing_chunk", "indexing_chunk_posting"):
+            cursor.execute(f"VACUUM ANALYZE {table}")
+    print(f"wrote the turns' windows ({time.perf_counter() - started:.0f} s)", flush=True)
 
 
 def _rows(pool: np.ndarray, count: int, rng: np.random.Generator) -> tuple[Any, np.ndarray]:

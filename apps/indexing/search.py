@@ -191,8 +191,11 @@ def hybrid_rankings(
     """The rankings ``hybrid_search`` fuses (the quality benchmark tunes their weights)."""
     scopes = _scopes(user, project, kinds, exclude_message_ids)
     turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids)
-    # Full-text search needs neither the embedding nor the vector results: it runs beside.
-    text_result = run_beside(text_rankings_in_session, turns, windows, query, depth)
+    # Full-text search needs neither the embedding nor the vector results: its two
+    # rankings run beside, each on its own connection (on a large account each costs
+    # about as much as embedding and vector search together: bench/bench_search.py).
+    turns_result = run_beside(text_rankings_in_session, turns, query, depth)
+    windows_result = run_beside(text_rankings_in_session, windows, query, depth)
     if vector is None:
         vector = get_embedding_provider().embed_query(query)
     period = period_named(query, now=timezone.localtime()) if "message" in kinds else None
@@ -201,9 +204,8 @@ def hybrid_rankings(
         by_period = (
             _said_in(period, user, project, exclude_message_ids, vector, depth) if period else []
         )
-    by_text = text_result()
     return Rankings(
-        by_vector, by_text.turns, by_text.windows, query_vector=vector, period=by_period
+        by_vector, turns_result(), windows_result(), query_vector=vector, period=by_period
     )
 
 

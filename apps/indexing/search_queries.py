@@ -208,19 +208,23 @@ def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorP
     exact, ef_search = [], []
     for index, (kind, _, _) in enumerate(wanted):
         rows, table_rows = int(sizes[2 * index]), float(sizes[2 * index + 1] or 0)
-        if rows <= int(settings.CAIRN_SEARCH_EXACT_ROWS):
+        small_share = rows < float(settings.CAIRN_SEARCH_SMALL_SHARE) * table_rows
+        if rows <= int(settings.CAIRN_SEARCH_EXACT_ROWS) or (
+            small_share and rows <= int(settings.CAIRN_SEARCH_EXACT_ROWS_SMALL)
+        ):
             exact.append(kind)
-        elif rows < float(settings.CAIRN_SEARCH_SMALL_SHARE) * table_rows:
+        elif small_share:
             ef_search.append((kind, int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)))
     return VectorPlan(tuple(exact), tuple(ef_search))
 
 
 def period_plan(scope: Scope) -> VectorPlan:
-    """How the rows of a stretch of time are searched: every one compared when there are
-    at most ``CAIRN_SEARCH_EXACT_ROWS`` (an HNSW scan filtered to a week of a long history
+    """How the rows of a stretch of time are searched, as a small account's are
+    (``vector_plan``): every one compared when there are at most
+    ``CAIRN_SEARCH_EXACT_ROWS_SMALL`` (an HNSW scan filtered to a week of a long history
     would pass over thousands of other rows to find them), else the HNSW index with the
-    small accounts' longer candidate list. Counting stops past the threshold."""
-    cap = int(settings.CAIRN_SEARCH_EXACT_ROWS)
+    longer candidate list. Counting stops past the threshold."""
+    cap = int(settings.CAIRN_SEARCH_EXACT_ROWS_SMALL)
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT count(*) FROM ({scope.sql} LIMIT %s) AS rows", [*scope.params, cap + 1]
@@ -318,9 +322,10 @@ def _ranked_in_scope(scope: Scope, lexical: Lexical, terms: Terms, limit: int) -
         depth *= 8
 
 
-def text_rankings_in_session(
-    turns: Lexical, windows: Lexical | None, query: str, limit: int
-) -> TextRankings:
-    """``text_rankings`` in a search session of its own (for ``run_beside``)."""
-    with search_session([scope.kind for scope in turns.scopes]):
-        return text_rankings(turns, windows, query, limit)
+def text_rankings_in_session(lexical: Lexical | None, query: str, limit: int) -> list[Candidate]:
+    """``bm25_ranking`` in a search session of its own (for ``run_beside``): a hybrid
+    search runs its turns' and its windows' rankings each on a thread of its own."""
+    if lexical is None:
+        return []
+    with search_session([scope.kind for scope in lexical.scopes]):
+        return bm25_ranking(lexical, query, limit)

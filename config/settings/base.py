@@ -263,10 +263,15 @@ CAIRN_SEARCH_EF_SEARCH_CLAIMS = env.int("CAIRN_SEARCH_EF_SEARCH_CLAIMS", default
 # Small accounts on a big table: the filtered HNSW scan finds fewer of their nearest rows
 # (recall@10 0.84 at ef_search 240 for an account of 5 % of the chunks). An account with
 # at most CAIRN_SEARCH_EXACT_ROWS rows of a kind compares every one (exact, and cheap at
-# that size); one with less than CAIRN_SEARCH_SMALL_SHARE of the table's rows searches the
-# index with CAIRN_SEARCH_EF_SEARCH_SMALL candidates (0.96 at 1000; bench/bench_search.py).
+# that size); one with less than CAIRN_SEARCH_SMALL_SHARE of the table's rows compares
+# every one up to CAIRN_SEARCH_EXACT_ROWS_SMALL rows, and beyond searches the index with
+# CAIRN_SEARCH_EF_SEARCH_SMALL candidates (0.96 at 1000). With the vectors kept in the row
+# (indexing migration 0009), comparing 11,000 chunks takes p50 15 ms against 17 ms for
+# that long index scan (bench/bench_search.py), with recall 1: up to ~12,000 rows exact is
+# the cheaper. (A large share of the table is served well by the short list, 3–10 ms.)
 CAIRN_SEARCH_EXACT_ROWS = env.int("CAIRN_SEARCH_EXACT_ROWS", default=2000)
 CAIRN_SEARCH_SMALL_SHARE = env.float("CAIRN_SEARCH_SMALL_SHARE", default=0.1)
+CAIRN_SEARCH_EXACT_ROWS_SMALL = env.int("CAIRN_SEARCH_EXACT_ROWS_SMALL", default=12000)
 CAIRN_SEARCH_EF_SEARCH_SMALL = env.int("CAIRN_SEARCH_EF_SEARCH_SMALL", default=1000)
 # Threads (each with its own short-lived connection) that run independent parts of a
 # search or a chat turn side by side (apps/core/concurrency.py); 0 runs them in turn.

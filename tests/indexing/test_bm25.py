@@ -297,6 +297,11 @@ def test_small_accounts_are_searched_exactly_or_with_a_longer_candidate_list(
     settings.CAIRN_SEARCH_EXACT_ROWS = 2
     settings.CAIRN_SEARCH_SMALL_SHARE = 1.01  # every account is a small share of the table
     settings.CAIRN_SEARCH_EF_SEARCH_SMALL = 1000
+    # A small share of the table is compared exactly while that is the cheaper…
+    settings.CAIRN_SEARCH_EXACT_ROWS_SMALL = 3
+    assert vector_plan(chunks, None) == VectorPlan(exact=("chunk",))
+    # …and beyond, searched with the longer candidate list.
+    settings.CAIRN_SEARCH_EXACT_ROWS_SMALL = 2
     assert vector_plan(chunks, None).ef_for("chunk") == 1000
 
     settings.CAIRN_SEARCH_SMALL_SHARE = 0.0

@@ -130,7 +130,7 @@ def test_indexing_one_message_dates_its_chunks(user: User, project: Project) -> 
 
 
 def test_a_long_period_is_searched_by_the_index(user: User, project: Project) -> None:
-    """Up to ``CAIRN_SEARCH_EXACT_ROWS`` rows are compared one by one; beyond, the HNSW
+    """Up to ``CAIRN_SEARCH_EXACT_ROWS_SMALL`` rows are compared one by one; beyond, the HNSW
     index serves the period as it serves a large account, and finds the same turn."""
     said(user, project, PURCHASES)
     chunks = user_chunks(user=user, project=None, kinds=["message"]).filter(
@@ -139,7 +139,7 @@ def test_a_long_period_is_searched_by_the_index(user: User, project: Project) ->
     [scope] = compile_scopes(chunks, None)
 
     assert period_plan(scope).exact == ("chunk",)
-    with override_settings(CAIRN_SEARCH_EXACT_ROWS=2):
+    with override_settings(CAIRN_SEARCH_EXACT_ROWS_SMALL=2):
         plan = period_plan(scope)
         hits = hybrid_search(user=user, query="the cargo bike in May 2024")
     assert plan.exact == ()
