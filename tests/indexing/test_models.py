@@ -116,3 +116,31 @@ def test_hnsw_and_gin_indexes_exist() -> None:
     assert "m='16'" in hnsw
     assert "ef_construction='64'" in hnsw
     assert "USING gin (search_vector)" in indexes["chunk_search_vector_idx"]
+
+
+def test_a_chunks_vector_is_kept_in_its_row_however_long_its_window(
+    user: User, project: Project
+) -> None:
+    """Exact comparisons read the vector from the row, not the TOAST table (migration
+    0009); the row still fits a page when a turn's neighbours are very long, because its
+    texts and tsvectors are compressed or moved out instead."""
+    rng = np.random.default_rng(3)
+    words = " ".join(f"word{n}" for n in rng.integers(0, 50_000, 20_000))  # ~200 kB
+    _, [message] = conversation_with(user, project, [("user", "a short turn")])
+    row = chunk(message=message, user=user, project=project, context=words, text=words[:2000])
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attstorage FROM pg_attribute "
+            "WHERE attrelid = 'indexing_chunk'::regclass AND attname = 'embedding'"
+        )
+        assert cursor.fetchone()[0] == "p"  # PLAIN: never out of line
+        cursor.execute(
+            "SELECT pg_column_toast_chunk_id(embedding), pg_column_toast_chunk_id(context) "
+            "FROM indexing_chunk WHERE id = %s",
+            [row.pk],
+        )
+        vector_toasted, window_toasted = cursor.fetchone()
+    assert vector_toasted is None
+    assert window_toasted is not None  # the long window went out of line instead
+    assert Chunk.objects.get(pk=row.pk).window_length > 10_000
