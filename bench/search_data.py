@@ -112,7 +112,7 @@ def ensure_dated_turns(email: str) -> None:
     )
     with connection.cursor() as cursor:
         cursor.execute(
-            "UPDATE chat_message SET created_at = %s + (\"order\" - 1) * %s "
+            'UPDATE chat_message SET created_at = %s + ("order" - 1) * %s '
             "WHERE conversation_id = %s",
             [start, step, conversation.pk],
         )

@@ -133,9 +133,7 @@ def test_a_long_period_is_searched_by_the_index(user: User, project: Project) ->
     """Up to ``CAIRN_SEARCH_EXACT_ROWS_SMALL`` rows are compared one by one; beyond, the HNSW
     index serves the period as it serves a large account, and finds the same turn."""
     said(user, project, PURCHASES)
-    chunks = user_chunks(user=user, project=None, kinds=["message"]).filter(
-        said_at__year=2024
-    )
+    chunks = user_chunks(user=user, project=None, kinds=["message"]).filter(said_at__year=2024)
     [scope] = compile_scopes(chunks, None)
 
     assert period_plan(scope).exact == ("chunk",)
