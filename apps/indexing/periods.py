@@ -27,9 +27,14 @@ _MONTH = r"(?P<month>" + "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True)) 
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 
-# Most precise first: a day, then a month of a year, then a month or a year alone.
+# A year named as a time, not a count: "in 2023" but not "in 2023 words", "2,000 rows".
+_NOT_A_COUNT = r"(?![ \t]+(?!(?:was|has|is|does)\b)[a-z]+s\b)"
+
+# Most precise first: a day, then a month of a year, then a month or a year alone. ASCII
+# only: with Unicode case folding "ı" would match "i" and "ſ" match "s" ("aprıl 2024"),
+# which the month names below would then not know.
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(pattern, re.IGNORECASE))
+    (kind, re.compile(pattern, re.IGNORECASE | re.ASCII))
     for kind, pattern in (
         ("day", r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)\b"),
         ("day", rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b"),
@@ -37,10 +42,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("month", rf"\b{_MONTH},?\s+{_YEAR}\b"),
         ("relative", r"\b(?P<which>last|this|past|previous)\s+(?P<unit>week|month|year)\b"),
         ("relative", r"\b(?P<which>yesterday|today)\b"),
-        # "May" alone is also a verb: a month without its year only after a word that
-        # makes it a time ("in May", "last May").
-        ("bare month", rf"\b(?P<which>in|during|last|this)\s+{_MONTH}(?!\w)"),
-        ("year", rf"\b(?:in|during|throughout|of)\s+{_YEAR}\b"),
+        # A month without its year only after a word that makes it a time ("in March",
+        # "last May"); "may" is also a verb ("why this may fail"), so only "May" is May.
+        (
+            "bare month",
+            rf"\b(?P<which>in|during|last|this)\s+(?!(?i:may)\b){_MONTH}(?!\w)"
+            rf"|\b(?P<which2>in|during|last|this)\s+(?-i:(?P<may>May))\b",
+        ),
+        ("year", rf"\b(?:in|during|throughout|of)\s+{_YEAR}\b{_NOT_A_COUNT}"),
     )
 )
 
@@ -80,9 +89,11 @@ def _period(kind: str, match: re.Match[str], now: datetime) -> Period | None:
             year = int(groups["year"])
             return _span(now, date(year, 1, 1), date(year + 1, 1, 1), words)
         if kind == "bare month":
-            return _bare_month(now, groups["which"].lower(), _month(groups["month"]), words)
+            which = groups["which"] or groups["which2"]
+            month = _month(groups["month"] or groups["may"])
+            return _bare_month(now, which.lower(), month, words)
         return _relative(now, groups["which"].lower(), (groups.get("unit") or "").lower(), words)
-    except ValueError:
+    except (ValueError, KeyError):
         return None
 
 
@@ -106,7 +117,11 @@ def _relative(now: datetime, which: str, unit: str, words: str) -> Period:
     if which in ("today", "yesterday"):
         day = today - timedelta(days=1 if which == "yesterday" else 0)
         return _span(now, day, day + timedelta(days=1), words)
-    back = which != "this"  # "last", "past" and "previous" all mean the one before
+    if which == "past":  # "the past week": the seven days up to today, not last week
+        length = {"week": timedelta(weeks=1), "month": timedelta(days=30)}.get(unit)
+        start = today - length if length else today.replace(year=today.year - 1)
+        return _span(now, start + timedelta(days=1), today + timedelta(days=1), words)
+    back = which != "this"  # "last" and "previous" mean the one before
     if unit == "week":  # weeks start on Monday (ISO 8601)
         monday = today - timedelta(days=today.weekday()) - timedelta(weeks=int(back))
         return _span(now, monday, monday + timedelta(weeks=1), words)

@@ -266,7 +266,7 @@ CAIRN_SEARCH_EF_SEARCH_CLAIMS = env.int("CAIRN_SEARCH_EF_SEARCH_CLAIMS", default
 # that size); one with less than CAIRN_SEARCH_SMALL_SHARE of the table's rows compares
 # every one up to CAIRN_SEARCH_EXACT_ROWS_SMALL rows, and beyond searches the index with
 # CAIRN_SEARCH_EF_SEARCH_SMALL candidates (0.96 at 1000). With the vectors kept in the row
-# (indexing migration 0009), comparing 11,000 chunks takes p50 15 ms against 17 ms for
+# (indexing migration 0008), comparing 11,000 chunks takes p50 15 ms against 17 ms for
 # that long index scan (bench/bench_search.py), with recall 1: up to ~12,000 rows exact is
 # the cheaper. (A large share of the table is served well by the short list, 3–10 ms.)
 CAIRN_SEARCH_EXACT_ROWS = env.int("CAIRN_SEARCH_EXACT_ROWS", default=2000)

@@ -122,7 +122,7 @@ def test_a_chunks_vector_is_kept_in_its_row_however_long_its_window(
     user: User, project: Project
 ) -> None:
     """Exact comparisons read the vector from the row, not the TOAST table (migration
-    0009); the row still fits a page when a turn's neighbours are very long, because its
+    0008); the row still fits a page when a turn's neighbours are very long, because its
     texts and tsvectors are compressed or moved out instead."""
     rng = np.random.default_rng(3)
     words = " ".join(f"word{n}" for n in rng.integers(0, 50_000, 20_000))  # ~200 kB

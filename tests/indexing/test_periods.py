@@ -31,6 +31,9 @@ def span(query: str, now: datetime = NOW) -> tuple[str, str] | None:
         ("notes from 2024-02-29", ("2024-02-29", "2024-03-01")),
         ("Who visited us in 2022?", ("2022-01-01", "2023-01-01")),
         ("what did I read during 2019", ("2019-01-01", "2020-01-01")),
+        ("the summer of 2023", ("2023-01-01", "2024-01-01")),
+        ("nul \x00 in March 2024 \ud800", ("2024-03-01", "2024-04-01")),  # hostile input
+        ("what happened in 2022 was odd", ("2022-01-01", "2023-01-01")),
         ("what did I cook yesterday", ("2026-11-24", "2026-11-25")),
         ("what did I say today?", ("2026-11-25", "2026-11-26")),
         ("what did I buy last week", ("2026-11-16", "2026-11-23")),
@@ -38,6 +41,11 @@ def span(query: str, now: datetime = NOW) -> tuple[str, str] | None:
         ("what did I plan last month", ("2026-10-01", "2026-11-01")),
         ("what happened this month", ("2026-11-01", "2026-12-01")),
         ("books I finished last year", ("2025-01-01", "2026-01-01")),
+        # "past" counts back from today; "last" and "previous" name the calendar unit.
+        ("what did I cook in the past week", ("2026-11-19", "2026-11-26")),
+        ("my runs over the past month", ("2026-10-27", "2026-11-26")),
+        ("what changed in the past year", ("2025-11-26", "2026-11-26")),
+        ("the previous month", ("2026-10-01", "2026-11-01")),
         ("this year's trips", ("2026-01-01", "2027-01-01")),
         # A month without its year: the latest one that has begun.
         ("where did I go in March?", ("2026-03-01", "2026-04-01")),
@@ -58,6 +66,18 @@ def test_the_period_a_question_names(query: str, expected: tuple[str, str]) -> N
         "May I ask what my shoe size is?",
         "Which club does Paloma support?",
         "I have 2023 reasons",  # a number, not a year named as a time
+        "a list of 2023 reasons",
+        "out of 2000 rows",
+        "explain it in 1999 words",
+        "Why this may fail",  # "may" the verb; only "May" is the month
+        "what did I do in may",
+        # Unicode letters that case-fold onto ASCII ones are not read as them (they once
+        # matched the patterns, then failed the month names' lookup).
+        "aprıl 2024",
+        "ſept 2024",
+        "what did I say yeſterday",
+        "thıs week",
+        "in 99999999999",
         "",
     ],
 )

@@ -217,7 +217,7 @@ class SearchApi(APIView):
         tags=["search"],
         description="Hybrid search: vector similarity (cosine) and Okapi BM25 over your own "
         "rows (chat turns also with their neighbouring turns) fused by reciprocal rank "
-        "fusion. A query that names a time (\"in May 2024\", \"last week\") also ranks "
+        'fusion. A query that names a time ("in May 2024", "last week") also ranks '
         "the chat turns said then. Only your data; claims that are active or "
         "contested; chats that are not archived. Each hit carries its "
         "provenance (document path and offsets, or conversation and message).",
