@@ -43,12 +43,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("relative", r"\b(?P<which>last|this|past|previous)\s+(?P<unit>week|month|year)\b"),
         ("relative", r"\b(?P<which>yesterday|today)\b"),
         # A month without its year only after a word that makes it a time ("in March",
-        # "last May"); "may" is also a verb ("why this may fail"), so only "May" is May.
-        (
-            "bare month",
-            rf"\b(?P<which>in|during|last|this)\s+(?!(?i:may)\b){_MONTH}(?!\w)"
-            rf"|\b(?P<which2>in|during|last|this)\s+(?-i:(?P<may>May))\b",
-        ),
+        # "last May"); "may" is also a verb ("why this may fail"): see _period.
+        ("bare month", rf"\b(?P<which>in|during|last|this)\s+{_MONTH}(?!\w)"),
         ("year", rf"\b(?:in|during|throughout|of)\s+{_YEAR}\b{_NOT_A_COUNT}"),
     )
 )
@@ -89,9 +85,9 @@ def _period(kind: str, match: re.Match[str], now: datetime) -> Period | None:
             year = int(groups["year"])
             return _span(now, date(year, 1, 1), date(year + 1, 1, 1), words)
         if kind == "bare month":
-            which = groups["which"] or groups["which2"]
-            month = _month(groups["month"] or groups["may"])
-            return _bare_month(now, which.lower(), month, words)
+            if groups["month"].lower() == "may" and groups["month"] != "May":
+                return None  # only a capital "May" is the month here
+            return _bare_month(now, groups["which"].lower(), _month(groups["month"]), words)
         return _relative(now, groups["which"].lower(), (groups.get("unit") or "").lower(), words)
     except (ValueError, KeyError):
         return None

@@ -264,22 +264,6 @@ class Lexical:
     column: str = "search_vector"
 
 
-@dataclass(frozen=True)
-class TextRankings:
-    """Okapi BM25 rankings (``bm25``): ``turns`` ranks each row by its own text,
-    ``windows`` chat turns by their windows (empty when no messages are searched)."""
-
-    turns: list[Candidate]
-    windows: list[Candidate]
-
-
-def text_rankings(turns: Lexical, windows: Lexical | None, query: str, limit: int) -> TextRankings:
-    return TextRankings(
-        bm25_ranking(turns, query, limit),
-        bm25_ranking(windows, query, limit) if windows is not None else [],
-    )
-
-
 def bm25_ranking(lexical: Lexical, query: str, limit: int) -> list[Candidate]:
     """The ``limit`` rows of ``lexical`` with the best BM25 scores for ``query``, best
     first, ties by id: every row holding any of the query's terms is scored, from the
