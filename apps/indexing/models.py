@@ -373,3 +373,65 @@ class ClaimPosting(models.Model):
 
     def __str__(self) -> str:
         return f"{self.term!r} in claim {self.claim_id}"
+
+
+class PostingPack(models.Model):
+    """A term's postings of one user, kind and project, packed: ``ChunkPosting`` rows of
+    chunks up to the user's ``PostingPackState.through``, as big-endian arrays ordered by
+    chunk (``chunk_ids`` int8, ``tfs`` int2, ``lengths`` int4, one entry per posting).
+    Search reads a common term's 25,000 postings as three values instead of 25,000 index
+    entries, and scores them in NumPy (``bm25.chunk_scores``); what changed since the pack
+    was written is read from ``ChunkPosting`` (``PostingStale``). Written only by
+    ``services.postings.postings_pack``."""
+
+    pk = models.CompositePrimaryKey("user_id", "term", "kind", "project_id")
+    user_id = models.BigIntegerField()
+    term = models.TextField()
+    kind = models.SmallIntegerField()
+    project_id = models.UUIDField()
+    chunk_ids = models.BinaryField()
+    tfs = models.BinaryField()
+    lengths = models.BinaryField()
+
+    class Meta:
+        db_table = "indexing_posting_pack"
+
+    def __str__(self) -> str:
+        return f"{self.term!r}: {len(self.chunk_ids) // 8} postings of user {self.user_id}"
+
+
+class PostingPackState(models.Model):
+    """How far a user's postings are packed: ``through``, the greatest chunk id the packs
+    cover (later chunks are read from ``ChunkPosting``); ``packing_through``, the one a
+    packing under way will cover (at least ``through``): the triggers mark a change to a
+    chunk up to it stale, so a change the packing's snapshot misses is still read."""
+
+    user_id = models.BigIntegerField(primary_key=True)
+    through = models.BigIntegerField(default=0)
+    packing_through = models.BigIntegerField(default=0)
+    packing_since = models.DateTimeField(null=True)  # when the packing under way began
+    packed_rows = models.BigIntegerField(default=0)  # the user's chunks when last packed
+    packed_at = models.DateTimeField(null=True)
+
+    class Meta:
+        db_table = "indexing_posting_pack_state"
+
+    def __str__(self) -> str:
+        return f"user {self.user_id}: packed through chunk {self.through}"
+
+
+class PostingStale(models.Model):
+    """A packed chunk that changed (or was deleted, or written while a packing ran) since:
+    its packed postings are ignored and its current ones read from ``ChunkPosting``. Not
+    unique per chunk on purpose: a packing removes the marks its snapshot saw, and a mark
+    written after it began must survive it."""
+
+    user_id = models.BigIntegerField()
+    chunk_id = models.BigIntegerField()
+
+    class Meta:
+        db_table = "indexing_posting_stale"
+        indexes = [models.Index(fields=["user_id", "chunk_id"], name="posting_stale_user")]
+
+    def __str__(self) -> str:
+        return f"chunk {self.chunk_id} of user {self.user_id} changed since packed"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .lexical_triggers import triggers_sql
+from .lexical_triggers import LOCK_CLASS, triggers_sql
 
 # A term frequency above this is stored as this: smallint, and BM25's saturation makes the
 # difference between 32,767 occurrences and more immaterial.
@@ -41,8 +41,7 @@ class PostingTable:
 
     def insert(self, rows: str, where: str = "") -> str:
         return (
-            f"INSERT INTO {self.table} ({', '.join(self.columns)}) "
-            f"{_over(self.rows, rows, where)};"
+            f"INSERT INTO {self.table} ({', '.join(self.columns)}) {_over(self.rows, rows, where)};"
         )
 
     def delete(self, rows: str, where: str = "") -> str:
@@ -122,6 +121,48 @@ BEGIN
     ELSE
         {postings.delete("old_rows", _changed("new_rows", postings.changed))}
         {postings.insert("new_rows", _changed("old_rows", postings.changed))}
+    END IF;
+    RETURN NULL;
+END
+$fn$;
+"""
+
+
+def _stale(rows: str, where: str = "") -> str:
+    """Mark the chunks of ``rows`` that a packing covers, or is about to (``PostingStale``):
+    search then reads their postings from ``ChunkPosting``, not from the packs. The
+    user's statistics lock is taken first (``lexical_triggers``, which a packing takes to
+    fix ``packing_through``), so the state read here is the latest."""
+    changed = where.replace("WHERE", "AND", 1)
+    return f"""
+        PERFORM pg_advisory_xact_lock({LOCK_CLASS}, (users.u % 2147483647)::integer)
+            FROM (SELECT DISTINCT r.user_id AS u FROM {rows} AS r {where} ORDER BY 1) AS users;
+        INSERT INTO indexing_posting_stale (user_id, chunk_id)
+            SELECT DISTINCT r.user_id, r.id FROM {rows} AS r
+            JOIN indexing_posting_pack_state AS s
+              ON s.user_id = r.user_id AND r.id <= s.packing_through {changed};"""
+
+
+def packed_chunk_function_sql(name: str = "cairn_postings_chunk") -> str:
+    """The chunk table's trigger function once postings are also packed (migration 0009):
+    as ``trigger_function_sql``, and every chunk written, deleted or changed that a pack
+    covers is marked stale in the same transaction."""
+    changed_old = _changed("new_rows", CHUNK.changed)
+    changed_new = _changed("old_rows", CHUNK.changed)
+    return f"""
+CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        {_stale("new_rows")}
+        {CHUNK.insert("new_rows")}
+    ELSIF TG_OP = 'DELETE' THEN
+        {_stale("old_rows")}
+        {CHUNK.delete("old_rows")}
+    ELSE
+        {_stale("old_rows", changed_old)}
+        {_stale("new_rows", changed_new)}
+        {CHUNK.delete("old_rows", changed_old)}
+        {CHUNK.insert("new_rows", changed_new)}
     END IF;
     RETURN NULL;
 END

@@ -25,6 +25,7 @@ from apps.claims.models import USABLE_STATUSES, Claim
 from .bm25 import (
     Collection,
     Terms,
+    chunk_scores,
     collection_rows_sql,
     posting_kinds,
     postings_sql,
@@ -285,8 +286,8 @@ def _ranked_in_scope(scope: Scope, lexical: Lexical, terms: Terms, limit: int) -
     excludes, a retracted claim): the best ``depth`` rows by postings are checked against
     the scope, and when too few of them are in it, a deeper list is read."""
     kinds = posting_kinds(lexical.collection.kinds, window=lexical.column == "window_vector")
-    if scope.kind == "chunk" and not kinds:
-        return []
+    if scope.kind == "chunk":
+        return _chunks_ranked_in_scope(scope, lexical, kinds, terms, limit) if kinds else []
     depth = 2 * limit + 20
     while True:
         sql, params = postings_sql(
@@ -302,6 +303,30 @@ def _ranked_in_scope(scope: Scope, lexical: Lexical, terms: Terms, limit: int) -
             if pk is not None
         ]
         if len(ranked) >= limit or read < depth:
+            return ranked
+        depth *= 8
+
+
+def _chunks_ranked_in_scope(
+    scope: Scope, lexical: Lexical, kinds: list[int], terms: Terms, limit: int
+) -> list[Candidate]:
+    """As ``_ranked_in_scope``, for chunks: every chunk's score comes from
+    ``chunk_scores`` (packed postings summed in NumPy), so a deeper list costs only
+    another check against the scope."""
+    scores = chunk_scores(lexical.collection, kinds, terms)
+    depth = 2 * limit + 20
+    while True:
+        best = scores.best(depth)
+        if not best:
+            return []
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT s.id FROM ({scope.sql}) AS s WHERE s.id = ANY(%s::bigint[])",
+                [*scope.params, [pk for pk, _ in best]],
+            )
+            in_scope = {row[0] for row in cursor.fetchall()}
+        ranked = [Candidate("chunk", pk, value) for pk, value in best if pk in in_scope]
+        if len(ranked) >= limit or len(best) < depth:
             return ranked
         depth *= 8
 

@@ -22,6 +22,7 @@ from .services import (
     source_scan_run,
 )
 from .services.documents import IndexRun, documents_mark_failed, documents_mark_retrying
+from .services.postings import postings_pack
 from .services.progress import source_status_set
 from .services.queue import DOCUMENTS_PER_TASK, enqueue_documents, schedule_retry
 
@@ -127,3 +128,18 @@ def embed_claims(claim_ids: list[str], attempt: int = 1) -> str:
             return f"retrying: {_describe(error)}"
         return f"failed: {_describe(error)}"
     return f"{count} claims embedded"
+
+
+def pack_postings(user_id: int) -> str:
+    """Pack the user's BM25 postings (``services.postings``); nothing is lost when this
+    fails: search reads what is not packed from the posting rows."""
+    try:
+        packed = postings_pack(user_id=user_id)
+    except Exception as error:  # the next write that finds packing due queues it again
+        logger.exception("packing the postings of user %s failed", user_id)
+        return f"failed: {_describe(error)}"
+    if packed is None:
+        return "a packing of this user is under way"
+    return (
+        f"{packed.postings} postings of {packed.terms} terms packed, through chunk {packed.through}"
+    )

@@ -15,6 +15,7 @@ from django.utils import timezone
 from ..chunking import TextChunk
 from ..embeddings import Matrix
 from ..models import Chunk, Document, DocumentStatus
+from .postings import postings_pack_if_due
 
 WRITE_BATCH = 500
 
@@ -64,6 +65,8 @@ def chunks_replace(
             batch_size=WRITE_BATCH,
         )
         _mark_indexed([item for item, _ in written])
+        for user_id in {item.document.source.project.owner_id for item, _ in written}:
+            postings_pack_if_due(user_id=user_id)  # queued once this commits
     return alive
 
 

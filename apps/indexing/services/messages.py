@@ -12,6 +12,7 @@ from ..chunking import chunk_message_text, message_window_context
 from ..embeddings import EmbeddingProvider, get_embedding_provider
 from ..models import Chunk
 from ..turns import TurnToIndex, turn_source
+from .postings import postings_pack_if_due
 from .queue import enqueue_now
 
 logger = logging.getLogger(__name__)
@@ -93,6 +94,7 @@ def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | 
     if turn.previous_message_id is not None:
         # The turn before was indexed before this one existed: its window gains it now.
         message_windows_refresh(message_ids=[turn.previous_message_id])
+    postings_pack_if_due(user_id=turn.user_id)
     return len(chunks)
 
 
@@ -174,4 +176,6 @@ def messages_index(
     batch = {turn.message_id for turn in turns}
     outside = {t.previous_message_id for t in turns if t.previous_message_id not in batch}
     message_windows_refresh(message_ids=[pk for pk in outside if pk is not None])
+    for user_id in {turn.user_id for turn in turns}:
+        postings_pack_if_due(user_id=user_id)
     return len(rows)

@@ -1,0 +1,152 @@
+"""Packing a user's BM25 postings (``PostingPack``): a common term's tens of thousands of
+``ChunkPosting`` rows become three packed values, which search reads and scores in NumPy
+(``bm25.chunk_scores``) instead of summing row by row in SQL.
+
+Packs are a derived copy, never the truth: search reads the packs for chunks up to the
+user's ``through``, ``ChunkPosting`` for later chunks and for those marked stale since
+(the chunk trigger marks every packed chunk that is written, changed or deleted), so a
+ranking is the same packed or not. Packing runs in the worker when enough has changed
+(``postings_pack_if_due``), in two steps so that no chat message waits on it:
+
+1. A short transaction takes the user's statistics lock, which every writer of the
+   user's chunks holds until it commits, and announces ``packing_through``: the last chunk
+   id handed out. A writer that commits after this step marks its chunks up to it stale.
+2. A repeatable-read transaction, whose snapshot starts after step 1, rewrites the packs
+   from ``ChunkPosting`` up to that id, removes the stale marks *it* sees (those made
+   later survive: they may be changes its snapshot missed) and publishes ``through``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from ..lexical_triggers import LOCK_CLASS
+from ..models import LexicalCollection, PostingPackState, PostingStale
+from .queue import enqueue_on_commit
+
+logger = logging.getLogger(__name__)
+
+PACK_LOCK_CLASS = 1920  # session advisory lock: one packing of a user at a time
+STALLED_PACKING_SECONDS = 3600  # a packing announced this long ago is taken to have died
+
+
+@dataclass(frozen=True)
+class Packed:
+    through: int
+    terms: int
+    postings: int
+
+
+def postings_pack(*, user_id: int) -> Packed | None:
+    """Pack every posting of the user's chunks; None when a packing of the user is already
+    under way elsewhere. Inside a caller's transaction both steps run in it."""
+    key = [PACK_LOCK_CLASS, _lock_key(user_id)]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", key)
+        if not cursor.fetchone()[0]:
+            return None
+    try:
+        through = _announce(user_id)
+        return _write_packs(user_id, through)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+
+
+def _lock_key(user_id: int) -> int:
+    return user_id % 2147483647  # as the statistics' triggers key their lock
+
+
+def _announce(user_id: int) -> int:
+    """Step 1: wait for the user's writers under way, then announce the id the packs will
+    cover (never below what they cover already: packed chunks stay marked when changed)."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_CLASS, _lock_key(user_id)])
+        cursor.execute(
+            "SELECT coalesce(pg_sequence_last_value("
+            "pg_get_serial_sequence('indexing_chunk', 'id')::regclass), 0)"
+        )
+        (last_id,) = cursor.fetchone()
+        cursor.execute(
+            "INSERT INTO indexing_posting_pack_state AS s "
+            "(user_id, through, packing_through, packing_since, packed_rows) "
+            "VALUES (%s, 0, %s, now(), 0) ON CONFLICT (user_id) DO UPDATE "
+            "SET packing_through = greatest(s.through, excluded.packing_through), "
+            "packing_since = now() RETURNING s.packing_through",
+            [user_id, last_id],
+        )
+        (through,) = cursor.fetchone()
+    return int(through)
+
+
+def _write_packs(user_id: int, through: int) -> Packed:
+    """Step 2: the packs rewritten from one snapshot taken after the announcement."""
+    nested = connection.in_atomic_block
+    with transaction.atomic(), connection.cursor() as cursor:
+        if not nested:  # the first statement of the transaction sets its isolation
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        cursor.execute("DELETE FROM indexing_posting_pack WHERE user_id = %s", [user_id])
+        # Each aggregate orders by chunk, so the three arrays line up entry by entry.
+        cursor.execute(
+            "INSERT INTO indexing_posting_pack "
+            "(user_id, term, kind, project_id, chunk_ids, tfs, lengths) "
+            "SELECT user_id, term, kind, project_id, "
+            "string_agg(int8send(chunk_id), ''::bytea ORDER BY chunk_id), "
+            "string_agg(int2send(tf), ''::bytea ORDER BY chunk_id), "
+            "string_agg(int4send(length), ''::bytea ORDER BY chunk_id) "
+            "FROM indexing_chunk_posting WHERE user_id = %s AND chunk_id <= %s "
+            "GROUP BY user_id, term, kind, project_id",
+            [user_id, through],
+        )
+        terms = cursor.rowcount
+        cursor.execute(
+            "SELECT coalesce(sum(length(chunk_ids)) / 8, 0) FROM indexing_posting_pack "
+            "WHERE user_id = %s",
+            [user_id],
+        )
+        (postings,) = cursor.fetchone()
+        # Only the marks this snapshot sees: one made since may be a change it missed.
+        cursor.execute("DELETE FROM indexing_posting_stale WHERE user_id = %s", [user_id])
+        PostingPackState.objects.filter(user_id=user_id).update(
+            through=through,
+            packing_since=None,
+            packed_rows=_chunk_rows(user_id),
+            packed_at=timezone.now(),
+        )
+    return Packed(through=through, terms=terms, postings=int(postings))
+
+
+def _chunk_rows(user_id: int) -> int:
+    total = LexicalCollection.objects.filter(
+        user_id=user_id, kind__in=["document", "message"]
+    ).aggregate(rows=Sum("rows"))["rows"]
+    return int(total or 0)
+
+
+def postings_pack_due(*, user_id: int) -> bool:
+    """Whether enough of the user's chunks are outside the packs (new, changed or deleted
+    since) to pack again: ``CAIRN_POSTINGS_PACK_MIN_ROWS``, or a quarter of what is packed,
+    whichever is more, so that an import of many batches packs a few times, not after
+    each (a packing rewrites every pack of the user)."""
+    state = PostingPackState.objects.filter(user_id=user_id).first()
+    packed = state.packed_rows if state else 0
+    if state and state.packing_since is not None:
+        age = (timezone.now() - state.packing_since).total_seconds()
+        if age < STALLED_PACKING_SECONDS:
+            return False  # one is under way
+    changed = abs(_chunk_rows(user_id) - packed)
+    if state:
+        changed += PostingStale.objects.filter(user_id=user_id).count()
+    return changed >= max(int(settings.CAIRN_POSTINGS_PACK_MIN_ROWS), packed // 4)
+
+
+def postings_pack_if_due(*, user_id: int) -> None:
+    """Queue a packing of the user's postings once this transaction commits, when due."""
+    if postings_pack_due(user_id=user_id):
+        enqueue_on_commit("pack_postings", user_id, label=f"pack postings of user {user_id}")
