@@ -9,8 +9,10 @@ triggers keep current (``lexical_triggers``); no other account's rows ever count
 
 Every row holding any of the query's terms is scored (OR semantics), from its postings
 (``ChunkPosting``, ``ClaimPosting``: one row per lexeme of each row, kept by triggers):
-the query's terms' postings of the user are read through one covering index and summed per
-row, which is Okapi BM25 exactly. Nothing is cut by plan order or by a cap: the rows are
+the query's terms' postings of the user are read and summed per row, which is Okapi BM25
+exactly. A chunk's postings are mostly read packed (``PostingPack``: a term's postings of a
+user as one value, scored in NumPy by ``chunk_scores``), a claim's through one covering
+index. Nothing is cut by plan order or by a cap: the rows are
 ranked by score and only then checked against the rest of the search's scope. Rankings
 equal those of a plain implementation (``tests/indexing/test_bm25.py``).
 """
@@ -121,37 +123,28 @@ def posting_kinds(kinds: Sequence[str], *, window: bool) -> list[int]:
     return [POSTING_KINDS[kind] for kind in kinds if kind in ("document", "message")]
 
 
-def postings_sql(
-    scope_kind: str,
+def claim_postings_sql(
     collection: Collection,
-    kinds: Sequence[int],
     terms: Terms,
     depth: int,
     scope_sql: str,
     scope_params: Sequence[object],
 ) -> tuple[str, list[Any]]:
-    """``(id, score)`` of the ``depth`` best-scoring rows by the postings that are also in
-    the scope ``scope_sql`` (which selects ``id``), in no order, then ``(NULL, how many
-    rows the postings gave)``. Every posting of every query term of the collection is
-    read through the covering index and summed per row: Okapi BM25 in one aggregate."""
-    if scope_kind == "chunk":
-        table, key = "indexing_chunk_posting", "chunk_id"
-        where = "AND p.kind = ANY(%s::smallint[])"
-        where_params: list[object] = [list(kinds)]
-        if collection.project_id is not None:
-            where += " AND p.project_id = %s"
-            where_params.append(collection.project_id)
-    else:
-        table, key, where, where_params = "indexing_claim_posting", "claim_id", "", []
+    """``(id, score)`` of the ``depth`` best-scoring claims by the postings that are also
+    in the scope ``scope_sql`` (which selects ``id``), in no order, then ``(NULL, how many
+    rows the postings gave)``. Every posting of every query term of the user's claims is
+    read through the covering index and summed per row: Okapi BM25 in one aggregate (a
+    user's claims are few enough that packing them, as ``chunk_scores`` reads chunks',
+    would not pay)."""
     sql = (
         "WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(term, idf)), "
-        f"top AS (SELECT p.{key} AS id, "
+        "top AS (SELECT p.claim_id AS id, "
         # float8 throughout: untyped parameters would make the sum numeric, several
         # times slower over tens of thousands of postings.
         "  sum(q.idf * p.tf * %s::float8 "
         "  / (p.tf + %s::float8 * (%s::float8 + %s::float8 * p.length))) AS value "
-        f"  FROM q JOIN {table} AS p ON p.user_id = %s AND p.term = q.term {where} "
-        f"  GROUP BY p.{key} ORDER BY value DESC, p.{key} LIMIT %s) "
+        "  FROM q JOIN indexing_claim_posting AS p ON p.user_id = %s AND p.term = q.term "
+        "  GROUP BY p.claim_id ORDER BY value DESC, p.claim_id LIMIT %s) "
         "SELECT top.id::text, top.value FROM top WHERE top.id = ANY(ARRAY("
         f"  SELECT s.id FROM ({scope_sql}) AS s WHERE s.id = ANY(ARRAY(SELECT id FROM top)))) "
         "UNION ALL SELECT NULL, count(*) FROM top"
@@ -164,7 +157,6 @@ def postings_sql(
         1 - B,
         B / terms.average_length,
         collection.user_id,
-        *where_params,
         depth,
         *scope_params,
     ]

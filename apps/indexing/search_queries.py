@@ -26,9 +26,9 @@ from .bm25 import (
     Collection,
     Terms,
     chunk_scores,
+    claim_postings_sql,
     collection_rows_sql,
     posting_kinds,
-    postings_sql,
     query_terms,
 )
 from .embeddings import Vector
@@ -268,7 +268,7 @@ class Lexical:
 def bm25_ranking(lexical: Lexical, query: str, limit: int) -> list[Candidate]:
     """The ``limit`` rows of ``lexical`` with the best BM25 scores for ``query``, best
     first, ties by id: every row holding any of the query's terms is scored, from the
-    postings (``bm25.postings_sql``)."""
+    postings (``bm25.chunk_scores``, ``bm25.claim_postings_sql``)."""
     if not lexical.scopes:
         return []
     terms = query_terms(query, lexical.collection)
@@ -290,17 +290,13 @@ def _ranked_in_scope(scope: Scope, lexical: Lexical, terms: Terms, limit: int) -
         return _chunks_ranked_in_scope(scope, lexical, kinds, terms, limit) if kinds else []
     depth = 2 * limit + 20
     while True:
-        sql, params = postings_sql(
-            scope.kind, lexical.collection, kinds, terms, depth, scope.sql, scope.params
-        )
+        sql, params = claim_postings_sql(lexical.collection, terms, depth, scope.sql, scope.params)
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
         read = next(int(value) for pk, value in rows if pk is None)
         ranked = [
-            Candidate(scope.kind, int(pk) if scope.kind == "chunk" else uuid.UUID(pk), value)
-            for pk, value in rows
-            if pk is not None
+            Candidate(scope.kind, uuid.UUID(pk), value) for pk, value in rows if pk is not None
         ]
         if len(ranked) >= limit or read < depth:
             return ranked

@@ -4,6 +4,7 @@ runs is not lost."""
 
 from __future__ import annotations
 
+import io
 import random
 import threading
 from collections.abc import Callable
@@ -11,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import override_settings
 
@@ -217,3 +219,26 @@ def test_packs_never_mix_accounts(user: User, other_user: User) -> None:
     for owner in (user, other_user):
         packed = {pk for _, _, pk, _, _ in unpacked_postings(owner)}
         assert packed == set(Chunk.objects.filter(user=owner).values_list("id", flat=True))
+
+
+def test_the_command_packs_the_accounts_due(user: User, other_user: User) -> None:
+    # Given one account with passages (due: nothing packed yet) and one without any
+    rng = random.Random(4)
+    corpus(user, rng)
+    out, err = io.StringIO(), io.StringIO()
+
+    # When the operator packs
+    with override_settings(CAIRN_POSTINGS_PACK_MIN_ROWS=10):
+        call_command("pack_postings", stdout=out, stderr=err)
+
+    # Then the account's postings are packed, and the command says how many
+    count = ChunkPosting.objects.filter(user_id=user.pk).count()
+    assert f"Packed {count:,} postings of 1 user(s)." in out.getvalue()
+    assert "1/1" in err.getvalue()
+    assert unpacked_postings(user)
+    assert not PostingPack.objects.filter(user_id=other_user.pk).exists()
+
+
+def test_the_command_names_an_unknown_user() -> None:
+    with pytest.raises(CommandError, match=r"No user with the e-mail address nobody@example\.com"):
+        call_command("pack_postings", user="nobody@example.com")
