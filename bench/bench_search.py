@@ -24,6 +24,10 @@ which hold this data's HNSW and GIN indexes, as a running server's would; one un
 over all the queries first loads the pages they touch, so that the timed passes measure a
 warm server rather than the first minutes after a restart.
 
+Postings: each user's BM25 postings are packed before measuring (issue 19), as the worker
+packs them once enough changed (``services.postings``); a line measures BM25 unpacked too,
+as an account is between a large import and its packing.
+
 Run: .venv/bin/python bench/bench_search.py [--rebuild] [--queries 200]
 """
 
@@ -155,9 +159,11 @@ def main() -> None:
     options = parser.parse_args()
     _django.setup()
 
+    from django.db import transaction
+
     from apps.accounts.models import User
     from apps.indexing.embeddings import get_embedding_provider
-    from apps.indexing.models import Chunk
+    from apps.indexing.models import Chunk, PostingPack, PostingPackState
     from apps.indexing.search import hybrid_search, text_search, vector_search
     from apps.indexing.services.postings import postings_pack, postings_pack_due
 
@@ -248,6 +254,16 @@ def main() -> None:
     )
     bm25 = timed_ms(lambda pair: text_search(user=big, query=pair[0], k=10), pairs)
     line("full-text search alone, BM25 (100k user)", bm25)
+    # Before the worker has packed them (right after a large import), every posting is
+    # read from its row: the packs and their state removed in a transaction rolled back.
+    with transaction.atomic():
+        PostingPack.objects.filter(user_id=big.pk).delete()
+        PostingPackState.objects.filter(user_id=big.pk).delete()
+        line(
+            "full-text search alone, BM25, not packed (100k)",
+            timed_ms(lambda pair: text_search(user=big, query=pair[0], k=10), pairs),
+        )
+        transaction.set_rollback(True)
     # The reference, same run, same rows: PostgreSQL's own full-text ranking as a Django
     # project would write it (any word, ts_rank, the GIN index), which has no inverse
     # document frequency (issue 19) — what BM25 must not cost much more than.
