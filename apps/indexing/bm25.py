@@ -189,8 +189,9 @@ def chunk_scores(collection: Collection, kinds: Sequence[int], terms: Terms) -> 
     terms: each term's postings come packed (``PostingPack``) for the chunks the packs
     cover and are still current, and as posting rows for the rest (chunks written after
     the last packing, and those marked stale since), all in one statement, one snapshot;
-    NumPy sums them per chunk. Exactly what summing the posting rows in SQL gives, several
-    times faster on a common term's tens of thousands of postings."""
+    NumPy sums them per chunk: the scores summing the posting rows in SQL gives (up to
+    the last bits of a float: the terms may be added in another order), several times
+    faster on a common term's tens of thousands of postings."""
     project = ""
     project_params: list[Any] = []
     if collection.project_id is not None:

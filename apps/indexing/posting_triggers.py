@@ -128,39 +128,65 @@ $fn$;
 """
 
 
-def _stale(rows: str, where: str = "") -> str:
-    """Mark the chunks of ``rows`` that a packing covers, or is about to (``PostingStale``):
-    search then reads their postings from ``ChunkPosting``, not from the packs. The
-    user's statistics lock is taken first (``lexical_triggers``, which a packing takes to
-    fix ``packing_through``), so the state read here is the latest."""
-    changed = where.replace("WHERE", "AND", 1)
+def _stale(marked: str) -> str:
+    """Mark the chunks ``marked`` selects (``user_id, id`` pairs) that a packing covers, or
+    is about to (``PostingStale``): search then reads their postings from ``ChunkPosting``,
+    not from the packs. The users' statistics lock is taken first, in user order (as
+    ``lexical_triggers`` takes it, and a packing to fix ``packing_through``), so the state
+    read here is the latest. That holds for writers at READ COMMITTED, PostgreSQL's and
+    Django's default, where each statement sees what committed before it began; a writer
+    at REPEATABLE READ would read the state of its snapshot and could miss a packing."""
     return f"""
         PERFORM pg_advisory_xact_lock({LOCK_CLASS}, (users.u % 2147483647)::integer)
-            FROM (SELECT DISTINCT r.user_id AS u FROM {rows} AS r {where} ORDER BY 1) AS users;
+            FROM (SELECT DISTINCT m.user_id AS u FROM ({marked}) AS m ORDER BY 1) AS users;
         INSERT INTO indexing_posting_stale (user_id, chunk_id)
-            SELECT DISTINCT r.user_id, r.id FROM {rows} AS r
+            SELECT DISTINCT m.user_id, m.id FROM ({marked}) AS m
             JOIN indexing_posting_pack_state AS s
-              ON s.user_id = r.user_id AND r.id <= s.packing_through {changed};"""
+              ON s.user_id = m.user_id AND m.id <= s.packing_through;"""
+
+
+def _pairs(rows: str, where: str = "") -> str:
+    return f"SELECT r.user_id, r.id, r.project_id FROM {rows} AS r {where}"
+
+
+# Once the last chunk of a user's project (or of the user) is gone, so are its packs (and
+# the user's marks and state): an account or project deleted leaves none of its words. A
+# packed chunk deleted while others remain is only marked, until the next packing.
+_DROP_EMPTIED = """
+        DELETE FROM indexing_posting_pack AS k USING (SELECT DISTINCT user_id, project_id
+            FROM old_rows) AS o
+            WHERE k.user_id = o.user_id AND k.project_id = o.project_id
+            AND NOT EXISTS (SELECT 1 FROM indexing_chunk AS c
+                WHERE c.user_id = o.user_id AND c.project_id = o.project_id);
+        DELETE FROM indexing_posting_stale AS t USING (SELECT DISTINCT user_id FROM old_rows) AS o
+            WHERE t.user_id = o.user_id
+            AND NOT EXISTS (SELECT 1 FROM indexing_chunk AS c WHERE c.user_id = o.user_id);
+        DELETE FROM indexing_posting_pack_state AS t
+            USING (SELECT DISTINCT user_id FROM old_rows) AS o
+            WHERE t.user_id = o.user_id
+            AND NOT EXISTS (SELECT 1 FROM indexing_chunk AS c WHERE c.user_id = o.user_id);"""
 
 
 def packed_chunk_function_sql(name: str = "cairn_postings_chunk") -> str:
     """The chunk table's trigger function once postings are also packed (migration 0009):
     as ``trigger_function_sql``, and every chunk written, deleted or changed that a pack
-    covers is marked stale in the same transaction."""
+    covers is marked stale in the same transaction (a changed one once, under its old
+    owner and its new)."""
     changed_old = _changed("new_rows", CHUNK.changed)
     changed_new = _changed("old_rows", CHUNK.changed)
+    changed = f"{_pairs('old_rows', changed_old)} UNION {_pairs('new_rows', changed_new)}"
     return f"""
 CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        {_stale("new_rows")}
+        {_stale(_pairs("new_rows"))}
         {CHUNK.insert("new_rows")}
     ELSIF TG_OP = 'DELETE' THEN
-        {_stale("old_rows")}
+        {_stale(_pairs("old_rows"))}
         {CHUNK.delete("old_rows")}
+        {_DROP_EMPTIED}
     ELSE
-        {_stale("old_rows", changed_old)}
-        {_stale("new_rows", changed_new)}
+        {_stale(changed)}
         {CHUNK.delete("old_rows", changed_old)}
         {CHUNK.insert("new_rows", changed_new)}
     END IF;

@@ -277,7 +277,8 @@ def bm25_ranking(lexical: Lexical, query: str, limit: int) -> list[Candidate]:
     found = []
     for scope in lexical.scopes:
         found += _ranked_in_scope(scope, lexical, terms, limit)
-    return sorted(found, key=lambda c: (-c.value, str(c.id)))[:limit]
+    # Ties by kind, then id: chunks' ids as numbers, claims' as text.
+    return sorted(found, key=lambda c: (-c.value, c.kind, str(c.id).zfill(36)))[:limit]
 
 
 def _ranked_in_scope(scope: Scope, lexical: Lexical, terms: Terms, limit: int) -> list[Candidate]:

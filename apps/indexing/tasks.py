@@ -22,7 +22,7 @@ from .services import (
     source_scan_run,
 )
 from .services.documents import IndexRun, documents_mark_failed, documents_mark_retrying
-from .services.postings import postings_pack
+from .services.postings import postings_pack, postings_pack_due
 from .services.progress import source_status_set
 from .services.queue import DOCUMENTS_PER_TASK, enqueue_documents, schedule_retry
 
@@ -134,6 +134,10 @@ def pack_postings(user_id: int) -> str:
     """Pack the user's BM25 postings (``services.postings``); nothing is lost when this
     fails: search reads what is not packed from the posting rows."""
     try:
+        # Every write finding packing due queues one, until one starts: the first to run
+        # packs, the rest find it done.
+        if not postings_pack_due(user_id=user_id):
+            return "not due"
         packed = postings_pack(user_id=user_id)
     except Exception as error:  # the next write that finds packing due queues it again
         logger.exception("packing the postings of user %s failed", user_id)

@@ -45,7 +45,11 @@ class Packed:
 
 def postings_pack(*, user_id: int) -> Packed | None:
     """Pack every posting of the user's chunks; None when a packing of the user is already
-    under way elsewhere. Inside a caller's transaction both steps run in it."""
+    under way elsewhere.
+
+    Meant to run in its own transactions (the worker, the ``pack_postings`` command).
+    Inside a caller's transaction (the tests) both steps run in it: correct, but the
+    user's writers then wait for the caller to commit."""
     key = [PACK_LOCK_CLASS, _lock_key(user_id)]
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", key)
@@ -53,7 +57,14 @@ def postings_pack(*, user_id: int) -> Packed | None:
             return None
     try:
         through = _announce(user_id)
-        return _write_packs(user_id, through)
+        try:
+            packed = _write_packs(user_id, through)
+        except Exception:
+            # Not "under way" any more: the next write that finds packing due queues it.
+            PostingPackState.objects.filter(user_id=user_id).update(packing_since=None)
+            raise
+        _drop_emptied(user_id)
+        return packed
     finally:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s, %s)", key)
@@ -122,6 +133,24 @@ def _write_packs(user_id: int, through: int) -> Packed:
     return Packed(through=through, terms=terms, postings=int(postings))
 
 
+def _drop_emptied(user_id: int) -> None:
+    """The packs of a project (or an account) whose last chunk was deleted while the
+    packing read its snapshot, which still held them: the deletion's trigger found no
+    packs to drop then. Under the user's lock, so a deletion under way has committed."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_CLASS, _lock_key(user_id)])
+        cursor.execute(
+            "DELETE FROM indexing_posting_pack AS k WHERE k.user_id = %s AND NOT EXISTS "
+            "(SELECT 1 FROM indexing_chunk AS c WHERE c.user_id = k.user_id "
+            "AND c.project_id = k.project_id)",
+            [user_id],
+        )
+        cursor.execute("SELECT EXISTS (SELECT 1 FROM indexing_chunk WHERE user_id = %s)", [user_id])
+        if not cursor.fetchone()[0]:
+            PostingStale.objects.filter(user_id=user_id).delete()
+            PostingPackState.objects.filter(user_id=user_id).delete()
+
+
 def _chunk_rows(user_id: int) -> int:
     total = LexicalCollection.objects.filter(
         user_id=user_id, kind__in=["document", "message"]
@@ -144,7 +173,8 @@ def postings_pack_due(*, user_id: int) -> bool:
             return False  # one is under way
     changed = abs(_chunk_rows(user_id) - packed)
     if state:
-        changed += PostingStale.objects.filter(user_id=user_id).count()
+        marked = PostingStale.objects.filter(user_id=user_id).values("chunk_id").distinct()
+        changed += marked.count()
     return changed >= max(int(settings.CAIRN_POSTINGS_PACK_MIN_ROWS), packed // 10)
 
 
