@@ -4,10 +4,12 @@ runs is not lost."""
 
 from __future__ import annotations
 
+import importlib
 import io
 import random
 import threading
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -285,3 +287,29 @@ def test_deleting_a_project_or_an_account_leaves_no_packed_words(
     assert not PostingPackState.objects.filter(user_id=user.pk).exists()
     assert not PostingStale.objects.filter(user_id=user.pk).exists()
     assert PostingPack.objects.filter(user_id=other_user.pk, term="zanzibar").exists()
+
+
+def test_the_upgrade_packs_accounts_already_large(
+    user: User, other_user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an account large enough to pack and a small one, as an upgrade finds them
+    migration = importlib.import_module("apps.indexing.migrations.0009_posting_packs")
+    monkeypatch.setattr(migration, "PACK_FROM_ROWS", 100)
+    rng = random.Random(29)
+    words, _, _ = corpus(user, rng)
+    add_passages(project_create(owner=other_user, name="Small"), ["a few words"] * 10)
+    asked = queries(words, rng, 20)
+    unpacked = rankings(user, asked)
+
+    # When the migration's packing step runs
+    migration.pack_large_accounts(None, SimpleNamespace(connection=connection))
+
+    # Then the large account is packed as the worker would pack it, the small one is not
+    assert unpacked_postings(user) == set(
+        ChunkPosting.objects.filter(user_id=user.pk).values_list(
+            "term", "kind", "chunk_id", "tf", "length"
+        )
+    )
+    assert rankings(user, asked) == unpacked
+    assert not postings_pack_due(user_id=user.pk)
+    assert not PostingPackState.objects.filter(user_id=other_user.pk).exists()

@@ -1,7 +1,7 @@
 """``manage.py pack_postings [--user EMAIL] [--all]``: pack BM25 postings now, in this
 process, with a progress bar. The worker packs an account once enough of its chunks have
-changed; this is for an account that was large before packing existed (after the upgrade
-its searches read the posting rows until its next burst of writes) or to pack at once."""
+changed, and the upgrade that brought packing packed the accounts already large; this is
+for packing at once (after a bulk load done behind the worker's back, say)."""
 
 from __future__ import annotations
 
