@@ -365,6 +365,19 @@ def _collection(user: User, project: Project | None, kinds: Sequence[str]) -> Co
     )
 
 
+# What a hit shows (``_claim_hit``, ``_chunk_hit``), and no more: every search fetches its
+# hits, and building the rows' other columns (vectors, tsvectors, a turn's context) cost a
+# millisecond of the search's thirty (bench/bench_search.py).
+_CLAIM_FIELDS = ("id", "number", "friendly_id", "statement", "created_at")
+_CHUNK_FIELDS = (
+    *("id", "document_id", "message_id", "project_id", "chunk_index", "start", "end"),
+    *("text", "created_at"),
+    *("document__id", "document__path", "document__indexed_at", "document__chunk_count"),
+    *("message__id", "message__content", "message__role", "message__created_at"),
+    *("message__conversation_id", "message__conversation__id", "message__conversation__title"),
+)
+
+
 def _hits(
     fused: Sequence[tuple[Candidate, float]],
     by_vector: Iterable[Candidate],
@@ -372,12 +385,12 @@ def _hits(
 ) -> list[SearchHit]:
     similarity = {(c.kind, c.id): c.value for c in by_vector}
     rank = {(c.kind, c.id): c.value for c in by_text}
-    claims = Claim.objects.defer("embedding", "search_vector").in_bulk(
+    claims = Claim.objects.only(*_CLAIM_FIELDS).in_bulk(
         [c.id for c, _ in fused if c.kind == "claim"]
     )
     chunks = (
         Chunk.objects.select_related("document", "message__conversation")
-        .defer("embedding", "search_vector", "window_vector", "context")
+        .only(*_CHUNK_FIELDS)
         .in_bulk([c.id for c, _ in fused if c.kind == "chunk"])
     )
     hits = []

@@ -1,0 +1,52 @@
+"""A search's hits are fetched in two queries whatever their kinds, with every field a hit
+shows (only those columns are read: a deferred one touched later would cost a query per
+hit)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from apps.accounts.models import User
+from apps.indexing.models import Chunk
+from apps.indexing.search import _hits
+from apps.indexing.search_queries import Candidate
+from apps.indexing.services import message_index
+from apps.projects.models import Project
+from tests.indexing.conftest import conversation_with
+from tests.indexing.test_bm25 import add_passages
+from tests.knowledge_factories import ClaimFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.usefixtures("fake_provider")
+def test_hits_of_every_kind_come_in_two_queries(user: User, project: Project) -> None:
+    # Given a claim, a file passage and a chat turn
+    claim = ClaimFactory(user=user, statement="I keep bees on the allotment")
+    [passage] = add_passages(project, ["Bees need water in summer"])
+    _, [message] = conversation_with(user, project, [("user", "Where do my bees drink?")])
+    message_index(message_id=message.pk)
+    turn = Chunk.objects.get(message=message)
+    fused = [
+        (Candidate("claim", claim.pk, 0.5), 0.3),
+        (Candidate("chunk", passage.pk, 0.4), 0.2),
+        (Candidate("chunk", turn.pk, 0.3), 0.1),
+    ]
+
+    # When their hits are built
+    with CaptureQueriesContext(connection) as queries:
+        hits = _hits(fused, [c for c, _ in fused], [])
+
+    # Then two queries fetched everything the hits show
+    assert len(queries.captured_queries) == 2
+    assert [hit.kind for hit in hits] == ["claim", "document", "message"]
+    assert hits[0].title == f"#{claim.number} @{claim.friendly_id}"
+    assert hits[0].text == claim.statement
+    assert hits[1].document_path == passage.document.path
+    assert hits[1].text == "Bees need water in summer"
+    assert hits[2].text == "Where do my bees drink?"
+    assert hits[2].title.startswith("A chat (user, ")
+    assert hits[2].conversation_id == message.conversation_id
+    assert hits[2].created_at == message.created_at
