@@ -211,6 +211,9 @@ def chunk_scores(collection: Collection, kinds: Sequence[int], terms: Terms) -> 
         "SELECT 0, q.idf, k.chunk_ids, k.tfs, k.lengths FROM q "
         "  JOIN indexing_posting_pack AS k ON k.user_id = %s AND k.term = q.term "
         f"  AND k.kind = ANY(%s::smallint[]) {project.format(t='k')} "
+        # Packs count only with their state (written together; never one without the
+        # other, but a pack read with "through" 0 would be counted twice).
+        "  AND (SELECT through FROM st) > 0 "
         "UNION ALL "
         f"SELECT 1, q.idf, {_packed('p')} FROM q JOIN indexing_chunk_posting AS p "
         "  ON p.user_id = %s AND p.term = q.term AND p.kind = ANY(%s::smallint[]) "
@@ -281,6 +284,8 @@ def _array(binary: bytes | memoryview | None, dtype: str) -> np.ndarray:
     dimensions = int.from_bytes(data[:4], "big")
     if dimensions == 0:
         return _NONE
+    if int.from_bytes(data[4:8], "big"):  # posting columns are NOT NULL
+        raise ValueError("a packed posting array holds NULLs")
     element = np.dtype([("length", ">i4"), ("value", dtype)])
     return np.frombuffer(data, dtype=element, offset=12 + 8 * dimensions)["value"].astype(np.int64)
 

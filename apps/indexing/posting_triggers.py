@@ -146,25 +146,32 @@ def _stale(marked: str) -> str:
 
 
 def _pairs(rows: str, where: str = "") -> str:
-    return f"SELECT r.user_id, r.id, r.project_id FROM {rows} AS r {where}"
+    return f"SELECT r.user_id, r.id FROM {rows} AS r {where}"
 
 
 # Once the last chunk of a user's project (or of the user) is gone, so are its packs (and
 # the user's marks and state): an account or project deleted leaves none of its words. A
-# packed chunk deleted while others remain is only marked, until the next packing.
-_DROP_EMPTIED = """
-        DELETE FROM indexing_posting_pack AS k USING (SELECT DISTINCT user_id, project_id
-            FROM old_rows) AS o
-            WHERE k.user_id = o.user_id AND k.project_id = o.project_id
-            AND NOT EXISTS (SELECT 1 FROM indexing_chunk AS c
-                WHERE c.user_id = o.user_id AND c.project_id = o.project_id);
-        DELETE FROM indexing_posting_stale AS t USING (SELECT DISTINCT user_id FROM old_rows) AS o
-            WHERE t.user_id = o.user_id
-            AND NOT EXISTS (SELECT 1 FROM indexing_chunk AS c WHERE c.user_id = o.user_id);
-        DELETE FROM indexing_posting_pack_state AS t
-            USING (SELECT DISTINCT user_id FROM old_rows) AS o
-            WHERE t.user_id = o.user_id
-            AND NOT EXISTS (SELECT 1 FROM indexing_chunk AS c WHERE c.user_id = o.user_id);"""
+# packed chunk deleted while others remain is only marked, until the next packing. Whether
+# any remain is read from the statistics (``lexical_triggers``, whose trigger has run for
+# this statement already: its name sorts first), once per project and user, not from the
+# chunk table, whose index still holds the entries this transaction deleted.
+def _emptied(columns: str, project: str) -> str:
+    return (
+        f"WITH gone AS MATERIALIZED (SELECT o.* FROM (SELECT DISTINCT {columns} "
+        "FROM old_rows) AS o WHERE NOT EXISTS (SELECT 1 FROM indexing_lexical_collection "
+        "AS c WHERE c.user_id = o.user_id AND c.kind IN ('document', 'message') "
+        f"{project}))"
+    )
+
+
+_DROP_EMPTIED = f"""
+        {_emptied("user_id, project_id", "AND c.project_key = o.project_id")}
+        DELETE FROM indexing_posting_pack AS k USING gone
+            WHERE k.user_id = gone.user_id AND k.project_id = gone.project_id;
+        {_emptied("user_id", "")}
+        DELETE FROM indexing_posting_stale AS t USING gone WHERE t.user_id = gone.user_id;
+        {_emptied("user_id", "")}
+        DELETE FROM indexing_posting_pack_state AS t USING gone WHERE t.user_id = gone.user_id;"""
 
 
 def packed_chunk_function_sql(name: str = "cairn_postings_chunk") -> str:

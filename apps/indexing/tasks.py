@@ -22,7 +22,7 @@ from .services import (
     source_scan_run,
 )
 from .services.documents import IndexRun, documents_mark_failed, documents_mark_retrying
-from .services.postings import postings_pack, postings_pack_due
+from .services.postings import PackingAbandoned, postings_pack, postings_pack_due
 from .services.progress import source_status_set
 from .services.queue import DOCUMENTS_PER_TASK, enqueue_documents, schedule_retry
 
@@ -139,6 +139,8 @@ def pack_postings(user_id: int) -> str:
         if not postings_pack_due(user_id=user_id):
             return "not due"
         packed = postings_pack(user_id=user_id)
+    except PackingAbandoned as error:
+        return f"abandoned: {error}"
     except Exception as error:  # the next write that finds packing due queues it again
         logger.exception("packing the postings of user %s failed", user_id)
         return f"failed: {_describe(error)}"

@@ -20,7 +20,7 @@ from django.test import override_settings
 
 from apps.accounts.models import User
 from apps.indexing.models import Chunk, ChunkPosting, PostingPack, PostingPackState, PostingStale
-from apps.indexing.services.postings import postings_pack, postings_pack_due
+from apps.indexing.services.postings import PackingAbandoned, postings_pack, postings_pack_due
 from apps.projects.models import Project
 from apps.projects.services import project_create
 from tests.indexing.test_bm25 import (
@@ -289,20 +289,19 @@ def test_deleting_a_project_or_an_account_leaves_no_packed_words(
     assert PostingPack.objects.filter(user_id=other_user.pk, term="zanzibar").exists()
 
 
-def test_the_upgrade_packs_accounts_already_large(
-    user: User, other_user: User, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_upgrade_packs_accounts_already_large(user: User, other_user: User) -> None:
     # Given an account large enough to pack and a small one, as an upgrade finds them
-    migration = importlib.import_module("apps.indexing.migrations.0009_posting_packs")
-    monkeypatch.setattr(migration, "PACK_FROM_ROWS", 100)
+    migration = importlib.import_module("apps.indexing.migrations.0010_pack_large_accounts")
     rng = random.Random(29)
     words, _, _ = corpus(user, rng)
     add_passages(project_create(owner=other_user, name="Small"), ["a few words"] * 10)
     asked = queries(words, rng, 20)
     unpacked = rankings(user, asked)
 
-    # When the migration's packing step runs
-    migration.pack_large_accounts(None, SimpleNamespace(connection=connection))
+    # When the migration's packing runs (twice: it may be run again)
+    with override_settings(CAIRN_POSTINGS_PACK_MIN_ROWS=100):
+        migration.pack_large_accounts(None, SimpleNamespace(connection=connection))
+        migration.pack_large_accounts(None, SimpleNamespace(connection=connection))
 
     # Then the large account is packed as the worker would pack it, the small one is not
     assert unpacked_postings(user) == set(
@@ -313,3 +312,37 @@ def test_the_upgrade_packs_accounts_already_large(
     assert rankings(user, asked) == unpacked
     assert not postings_pack_due(user_id=user.pk)
     assert not PostingPackState.objects.filter(user_id=other_user.pk).exists()
+
+
+def test_a_packing_of_an_account_emptied_meanwhile_writes_nothing(user: User) -> None:
+    # Given passages never packed, and an account emptied while the packing reads (its
+    # state removed by the deletion's trigger)
+    rng = random.Random(31)
+    words, _, _ = corpus(user, rng)
+    asked = queries(words, rng, 10)
+    before = rankings(user, asked)
+
+    def state_removed(execute: Callable[..., Any], sql: str, *rest: Any) -> Any:
+        if sql.startswith("DELETE FROM indexing_posting_stale"):
+            PostingPackState.objects.filter(user_id=user.pk).delete()
+        return execute(sql, *rest)
+
+    # When the packing goes on
+    with connection.execute_wrapper(state_removed), pytest.raises(PackingAbandoned):
+        postings_pack(user_id=user.pk)
+
+    # Then it wrote no packs (packs without their state would count twice)
+    assert not PostingPack.objects.filter(user_id=user.pk).exists()
+    assert rankings(user, asked) == before
+
+
+def test_packs_without_their_state_are_not_read(user: User) -> None:
+    rng = random.Random(37)
+    words, _, _ = corpus(user, rng)
+    asked = queries(words, rng, 10)
+    before = rankings(user, asked)
+    postings_pack(user_id=user.pk)
+
+    PostingPackState.objects.filter(user_id=user.pk).delete()
+
+    assert rankings(user, asked) == before

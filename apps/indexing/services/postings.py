@@ -36,6 +36,10 @@ PACK_LOCK_CLASS = 1920  # session advisory lock: one packing of a user at a time
 STALLED_PACKING_SECONDS = 3600  # a packing announced this long ago is taken to have died
 
 
+class PackingAbandoned(Exception):
+    """The account emptied while it was being packed; nothing was written."""
+
+
 @dataclass(frozen=True)
 class Packed:
     through: int
@@ -60,14 +64,25 @@ def postings_pack(*, user_id: int) -> Packed | None:
         try:
             packed = _write_packs(user_id, through)
         except Exception:
-            # Not "under way" any more: the next write that finds packing due queues it.
-            PostingPackState.objects.filter(user_id=user_id).update(packing_since=None)
+            _not_under_way(user_id)
             raise
-        _drop_emptied(user_id)
+        try:
+            _drop_emptied(user_id)
+        except Exception:  # the packing stands; a later deletion or packing drops them
+            logger.exception("dropping emptied packs of user %s failed", user_id)
         return packed
     finally:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+
+
+def _not_under_way(user_id: int) -> None:
+    """After a failed packing: the next write that finds packing due queues it again
+    (else the due check would wait ``STALLED_PACKING_SECONDS`` for this one)."""
+    try:
+        PostingPackState.objects.filter(user_id=user_id).update(packing_since=None)
+    except Exception:  # the connection that failed the packing may be gone: it stalls
+        logger.exception("could not mark the packing of user %s as ended", user_id)
 
 
 def _lock_key(user_id: int) -> int:
@@ -124,12 +139,16 @@ def _write_packs(user_id: int, through: int) -> Packed:
         (postings,) = cursor.fetchone()
         # Only the marks this snapshot sees: one made since may be a change it missed.
         cursor.execute("DELETE FROM indexing_posting_stale WHERE user_id = %s", [user_id])
-        PostingPackState.objects.filter(user_id=user_id).update(
+        published = PostingPackState.objects.filter(user_id=user_id).update(
             through=through,
             packing_since=None,
             packed_rows=_chunk_rows(user_id),
             packed_at=timezone.now(),
         )
+        if not published:
+            # Every chunk of the user was deleted since the announcement (its trigger
+            # removed the state): packs without a state would be read twice over.
+            raise PackingAbandoned(f"user {user_id} has no chunks left to pack")
     return Packed(through=through, terms=terms, postings=int(postings))
 
 
@@ -140,13 +159,15 @@ def _drop_emptied(user_id: int) -> None:
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_CLASS, _lock_key(user_id)])
         cursor.execute(
-            "DELETE FROM indexing_posting_pack AS k WHERE k.user_id = %s AND NOT EXISTS "
-            "(SELECT 1 FROM indexing_chunk AS c WHERE c.user_id = k.user_id "
-            "AND c.project_id = k.project_id)",
-            [user_id],
+            "WITH gone AS MATERIALIZED (SELECT p.project_id FROM (SELECT DISTINCT project_id "
+            "FROM indexing_posting_pack WHERE user_id = %s) AS p WHERE NOT EXISTS "
+            "(SELECT 1 FROM indexing_lexical_collection AS c WHERE c.user_id = %s "
+            "AND c.kind IN ('document', 'message') AND c.project_key = p.project_id)) "
+            "DELETE FROM indexing_posting_pack AS k USING gone "
+            "WHERE k.user_id = %s AND k.project_id = gone.project_id",
+            [user_id, user_id, user_id],
         )
-        cursor.execute("SELECT EXISTS (SELECT 1 FROM indexing_chunk WHERE user_id = %s)", [user_id])
-        if not cursor.fetchone()[0]:
+        if not _chunk_rows(user_id):
             PostingStale.objects.filter(user_id=user_id).delete()
             PostingPackState.objects.filter(user_id=user_id).delete()
 
