@@ -274,8 +274,9 @@ CAIRN_SEARCH_SMALL_SHARE = env.float("CAIRN_SEARCH_SMALL_SHARE", default=0.1)
 CAIRN_SEARCH_EXACT_ROWS_SMALL = env.int("CAIRN_SEARCH_EXACT_ROWS_SMALL", default=12000)
 CAIRN_SEARCH_EF_SEARCH_SMALL = env.int("CAIRN_SEARCH_EF_SEARCH_SMALL", default=1000)
 # A user's BM25 postings are packed again (apps/indexing/services/postings.py) once this
-# many of their chunks, or a tenth of those packed, whichever is more, are new, changed
-# or deleted since; until then search reads those from the posting rows.
+# many of their chunks, or a tenth of those packed, whichever is more, are new since, or
+# this many packed ones changed or were deleted; until then search reads those from the
+# posting rows.
 CAIRN_POSTINGS_PACK_MIN_ROWS = env.int("CAIRN_POSTINGS_PACK_MIN_ROWS", default=1000)
 # Threads (each with its own short-lived connection) that run independent parts of a
 # search or a chat turn side by side (apps/core/concurrency.py); 0 runs them in turn.

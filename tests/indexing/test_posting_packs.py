@@ -346,3 +346,19 @@ def test_packs_without_their_state_are_not_read(user: User) -> None:
     PostingPackState.objects.filter(user_id=user.pk).delete()
 
     assert rankings(user, asked) == before
+
+
+@override_settings(CAIRN_POSTINGS_PACK_MIN_ROWS=10)
+def test_packing_is_due_after_few_changes_to_packed_rows(user: User) -> None:
+    # Given a packed account of 200 passages (a tenth of it: 20)
+    rng = random.Random(41)
+    _, _, chunks = corpus(user, rng)
+    postings_pack(user_id=user.pk)
+
+    # When packed passages are rewritten (each then read term by term)
+    Chunk.objects.filter(pk__in=[c.pk for c in chunks[:9]]).update(text="rewritten")
+    assert not postings_pack_due(user_id=user.pk)
+    Chunk.objects.filter(pk=chunks[9].pk).update(text="rewritten too")
+
+    # Then packing is due at the least count, not at a tenth of the account
+    assert postings_pack_due(user_id=user.pk)
