@@ -205,7 +205,10 @@ def chunk_scores(collection: Collection, kinds: Sequence[int], terms: Terms) -> 
         "WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(term, idf)), "
         "st AS MATERIALIZED (SELECT coalesce((SELECT through FROM "
         "  indexing_posting_pack_state WHERE user_id = %s), 0) AS through), "
-        "stale AS MATERIALIZED (SELECT coalesce(array_agg(DISTINCT s.chunk_id), '{}') AS ids "
+        # Every marked chunk is left out of the packs; only those not deleted have
+        # postings to read (a document indexed again marks all its old chunks).
+        "stale AS MATERIALIZED (SELECT coalesce(array_agg(DISTINCT s.chunk_id), '{}') AS ids, "
+        "  coalesce(array_agg(DISTINCT s.chunk_id) FILTER (WHERE NOT s.gone), '{}') AS live "
         "  FROM indexing_posting_stale AS s WHERE s.user_id = %s "
         "  AND s.chunk_id <= (SELECT through FROM st)) "
         "SELECT 0, q.idf, k.chunk_ids, k.tfs, k.lengths FROM q "
@@ -222,7 +225,7 @@ def chunk_scores(collection: Collection, kinds: Sequence[int], terms: Terms) -> 
         "UNION ALL "
         f"SELECT 1, q.idf, {_packed('p')} FROM q JOIN indexing_chunk_posting AS p "
         "  ON p.user_id = %s AND p.term = q.term AND p.kind = ANY(%s::smallint[]) "
-        f"  {project.format(t='p')} AND p.chunk_id = ANY((SELECT ids FROM stale)::bigint[]) "
+        f"  {project.format(t='p')} AND p.chunk_id = ANY((SELECT live FROM stale)::bigint[]) "
         "  GROUP BY q.term, q.idf "
         "UNION ALL "
         "SELECT 2, NULL, array_send((SELECT ids FROM stale)), NULL, NULL"
@@ -241,7 +244,8 @@ def chunk_scores(collection: Collection, kinds: Sequence[int], terms: Terms) -> 
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     stale = next((_array(ids, ">i8") for part, _, ids, _, _ in rows if part == 2), _NONE)
-    ids, weights = [], []
+    packed: list[tuple[np.ndarray, np.ndarray]] = []
+    read_now: list[tuple[np.ndarray, np.ndarray]] = []
     for part, term_idf, chunk_ids, tfs, lengths in rows:
         if part == 2:
             continue
@@ -249,14 +253,9 @@ def chunk_scores(collection: Collection, kinds: Sequence[int], terms: Terms) -> 
         chunk = read(chunk_ids, ">i8")
         tf = read(tfs, ">i2").astype(np.float64)
         length = read(lengths, ">i4").astype(np.float64)
-        if part == 0 and len(stale):
-            current = ~np.isin(chunk, stale)
-            chunk, tf, length = chunk[current], tf[current], length[current]
-        ids.append(chunk)
-        weights.append(
-            term_idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / terms.average_length))
-        )
-    return _summed(ids, weights)
+        weight = term_idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / terms.average_length))
+        (packed if part == 0 else read_now).append((chunk, weight))
+    return _summed(packed, read_now, stale)
 
 
 _NONE = np.empty(0, dtype=np.int64)
@@ -297,21 +296,40 @@ def _ints(packed: bytes | memoryview | None, dtype: str) -> np.ndarray:
     return np.frombuffer(packed, dtype=dtype).astype(np.int64)
 
 
-def _summed(ids: list[np.ndarray], weights: list[np.ndarray]) -> Scores:
-    """Each chunk's weights summed. Chunk ids are dense in practice, so one ``bincount``
-    over their range does it; a range much wider than the postings falls back to sorting."""
-    if not ids:
-        return Scores(_NONE, np.empty(0))
-    chunk = np.concatenate(ids)
-    weight = np.concatenate(weights)
+def _summed(
+    packed: list[tuple[np.ndarray, np.ndarray]],
+    read_now: list[tuple[np.ndarray, np.ndarray]],
+    stale: np.ndarray,
+) -> Scores:
+    """Each chunk's weights summed: the packed ones of chunks not ``stale``, and those
+    read from the posting rows. Chunk ids are dense in practice, so one ``bincount`` over
+    their range does it and a stale chunk's packed sum is simply zeroed (comparing every
+    pack with the stale list cost as much as the rest of the search); a range much wider
+    than the postings falls back to sorting."""
+    parts = [*packed, *read_now]
+    chunk = np.concatenate([ids for ids, _ in parts]) if parts else _NONE
     if not len(chunk):
         return Scores(_NONE, np.empty(0))
     low = int(chunk.min())
     span = int(chunk.max()) - low + 1
     if span <= 8 * len(chunk) + 1_000_000:
+        sums = _bincount(packed, low, span)
+        if len(stale):
+            inside = stale[(stale >= low) & (stale < low + span)]
+            sums[inside - low] = 0.0
+        sums += _bincount(read_now, low, span)
         # Every weight is positive (idf > 0, tf ≥ 1): a chunk is present where its sum is.
-        sums = np.bincount(chunk - low, weights=weight, minlength=span)
         present = np.flatnonzero(sums)
         return Scores(present + low, sums[present])
-    unique, inverse = np.unique(chunk, return_inverse=True)
-    return Scores(unique, np.bincount(inverse, weights=weight))
+    current = [(ids[~np.isin(ids, stale)], w[~np.isin(ids, stale)]) for ids, w in packed]
+    kept = [*current, *read_now]
+    unique, inverse = np.unique(np.concatenate([ids for ids, _ in kept]), return_inverse=True)
+    return Scores(unique, np.bincount(inverse, weights=np.concatenate([w for _, w in kept])))
+
+
+def _bincount(parts: list[tuple[np.ndarray, np.ndarray]], low: int, span: int) -> np.ndarray:
+    if not parts:
+        return np.zeros(span)
+    ids = np.concatenate([ids for ids, _ in parts])
+    weights = np.concatenate([weights for _, weights in parts])
+    return np.bincount(ids - low, weights=weights, minlength=span)

@@ -428,6 +428,8 @@ class PostingStale(models.Model):
 
     user_id = models.BigIntegerField()
     chunk_id = models.BigIntegerField()
+    # Deleted: its packed postings are only left out, it has no others to read.
+    gone = models.BooleanField(default=False)
 
     class Meta:
         db_table = "indexing_posting_stale"

@@ -128,7 +128,7 @@ $fn$;
 """
 
 
-def _stale(marked: str) -> str:
+def _stale(marked: str, *, gone: bool = False) -> str:
     """Mark the chunks ``marked`` selects (``user_id, id`` pairs) that a packing covers, or
     is about to (``PostingStale``): search then reads their postings from ``ChunkPosting``,
     not from the packs. The users' statistics lock is taken first, in user order (as
@@ -139,8 +139,8 @@ def _stale(marked: str) -> str:
     return f"""
         PERFORM pg_advisory_xact_lock({LOCK_CLASS}, (users.u % 2147483647)::integer)
             FROM (SELECT DISTINCT m.user_id AS u FROM ({marked}) AS m ORDER BY 1) AS users;
-        INSERT INTO indexing_posting_stale (user_id, chunk_id)
-            SELECT DISTINCT m.user_id, m.id FROM ({marked}) AS m
+        INSERT INTO indexing_posting_stale (user_id, chunk_id, gone)
+            SELECT DISTINCT m.user_id, m.id, {str(gone).upper()} FROM ({marked}) AS m
             JOIN indexing_posting_pack_state AS s
               ON s.user_id = m.user_id AND m.id <= s.packing_through;"""
 
@@ -189,7 +189,7 @@ BEGIN
         {_stale(_pairs("new_rows"))}
         {CHUNK.insert("new_rows")}
     ELSIF TG_OP = 'DELETE' THEN
-        {_stale(_pairs("old_rows"))}
+        {_stale(_pairs("old_rows"), gone=True)}
         {CHUNK.delete("old_rows")}
         {_DROP_EMPTIED}
     ELSE

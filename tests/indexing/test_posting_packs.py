@@ -19,6 +19,7 @@ from django.db import connection
 from django.test import override_settings
 
 from apps.accounts.models import User
+from apps.indexing.bm25 import _summed
 from apps.indexing.models import Chunk, ChunkPosting, PostingPack, PostingPackState, PostingStale
 from apps.indexing.services.postings import PackingAbandoned, postings_pack, postings_pack_due
 from apps.projects.models import Project
@@ -107,8 +108,13 @@ def test_rows_added_rewritten_and_deleted_after_a_packing_rank_as_they_are_now(
 
     # Then the changed packed rows are marked, and the rankings are those of the rows as
     # they are now: equal to the reference, and to a packing done afresh
-    marks = list(PostingStale.objects.filter(user_id=user.pk).values_list("chunk_id", flat=True))
-    assert sorted(marks) == sorted(c.pk for c in chunks[:50])  # once each
+    marks = list(PostingStale.objects.filter(user_id=user.pk).values_list("chunk_id", "gone"))
+    assert (
+        sorted(marks)
+        == sorted(  # once each; the deleted ones have nothing more to read
+            [(c.pk, True) for c in chunks[:40]] + [(c.pk, False) for c in chunks[40:50]]
+        )
+    )
     assert agreement(user, asked) >= 0.95
     zanzibar = cairn_ranking(user, "zanzibar")
     assert {pk for pk, _ in zanzibar} == {c.pk for c in chunks[40:50]}
@@ -362,3 +368,17 @@ def test_packing_is_due_after_few_changes_to_packed_rows(user: User) -> None:
 
     # Then packing is due at the least count, not at a tenth of the account
     assert postings_pack_due(user_id=user.pk)
+
+
+@pytest.mark.parametrize("far", [7, 10**12])  # dense ids, and a range too wide to count over
+def test_stale_chunks_lose_their_packed_weights_only(far: int) -> None:
+    packed = [(np.array([1, 2, far]), np.array([1.0, 2.0, 4.0]))]
+    read_now = [(np.array([2, 3]), np.array([0.5, 0.25]))]
+
+    scores = _summed(packed, read_now, stale=np.array([2, far]))
+
+    assert dict(zip(scores.ids.tolist(), scores.values.tolist(), strict=True)) == {
+        1: 1.0,
+        2: 0.5,
+        3: 0.25,
+    }

@@ -48,6 +48,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('user_id', models.BigIntegerField()),
                 ('chunk_id', models.BigIntegerField()),
+                ('gone', models.BooleanField(default=False)),
             ],
             options={
                 'db_table': 'indexing_posting_stale',
