@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 ZERO_UUID = "00000000-0000-0000-0000-000000000000"
 LOCK_CLASS = 1919  # advisory lock namespace of the statistics' writers
+# The lock the triggers below take for a user (``%s``: the user's id), from Python.
+USER_LOCK_SQL = f"SELECT pg_advisory_xact_lock({LOCK_CLASS}, (%s::bigint %% 2147483647)::integer)"
 
 TOKENS_FUNCTION = """
 CREATE OR REPLACE FUNCTION cairn_tsvector_tokens(v tsvector) RETURNS bigint

@@ -128,6 +128,25 @@ $fn$;
 """
 
 
+# The greatest chunk id handed out so far (0 before the first): what a packing covers.
+LAST_CHUNK_ID_SQL = (
+    "SELECT coalesce(pg_sequence_last_value("
+    "pg_get_serial_sequence('indexing_chunk', 'id')::regclass), 0)"
+)
+# A user's (first ``%s``) postings of chunks up to an id (second ``%s``) packed, one row per
+# term, kind and project; each aggregate orders by chunk, so the three arrays line up.
+PACK_SQL = (
+    "INSERT INTO indexing_posting_pack "
+    "(user_id, term, kind, project_id, chunk_ids, tfs, lengths) "
+    "SELECT user_id, term, kind, project_id, "
+    "string_agg(int8send(chunk_id), ''::bytea ORDER BY chunk_id), "
+    "string_agg(int2send(tf), ''::bytea ORDER BY chunk_id), "
+    "string_agg(int4send(length), ''::bytea ORDER BY chunk_id) "
+    "FROM indexing_chunk_posting WHERE user_id = %s AND chunk_id <= %s "
+    "GROUP BY user_id, term, kind, project_id"
+)
+
+
 def _stale(marked: str, *, gone: bool = False) -> str:
     """Mark the chunks ``marked`` selects (``user_id, id`` pairs) that a packing covers, or
     is about to (``PostingStale``): search then reads their postings from ``ChunkPosting``,

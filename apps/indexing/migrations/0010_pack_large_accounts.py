@@ -3,7 +3,8 @@ from typing import Any
 from django.conf import settings
 from django.db import migrations, transaction
 
-from apps.indexing.lexical_triggers import LOCK_CLASS
+from apps.indexing.lexical_triggers import USER_LOCK_SQL
+from apps.indexing.posting_triggers import LAST_CHUNK_ID_SQL, PACK_SQL
 
 
 def pack_large_accounts(apps: Any, schema_editor: Any) -> None:
@@ -24,31 +25,16 @@ def pack_large_accounts(apps: Any, schema_editor: Any) -> None:
         accounts = cursor.fetchall()
     for user_id, rows in accounts:
         with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_CLASS, user_id % 2147483647]
-            )
+            cursor.execute(USER_LOCK_SQL, [user_id])
             cursor.execute(
                 "SELECT EXISTS (SELECT 1 FROM indexing_posting_pack_state WHERE user_id = %s)",
                 [user_id],
             )
             if cursor.fetchone()[0]:
                 continue
-            cursor.execute(
-                "SELECT coalesce(pg_sequence_last_value("
-                "pg_get_serial_sequence('indexing_chunk', 'id')::regclass), 0)"
-            )
+            cursor.execute(LAST_CHUNK_ID_SQL)
             (through,) = cursor.fetchone()
-            cursor.execute(
-                "INSERT INTO indexing_posting_pack "
-                "(user_id, term, kind, project_id, chunk_ids, tfs, lengths) "
-                "SELECT user_id, term, kind, project_id, "
-                "string_agg(int8send(chunk_id), ''::bytea ORDER BY chunk_id), "
-                "string_agg(int2send(tf), ''::bytea ORDER BY chunk_id), "
-                "string_agg(int4send(length), ''::bytea ORDER BY chunk_id) "
-                "FROM indexing_chunk_posting WHERE user_id = %s AND chunk_id <= %s "
-                "GROUP BY user_id, term, kind, project_id",
-                [user_id, through],
-            )
+            cursor.execute(PACK_SQL, [user_id, through])
             cursor.execute(
                 "INSERT INTO indexing_posting_pack_state "
                 "(user_id, through, packing_through, packed_rows, packed_at) "
