@@ -199,13 +199,17 @@ def hybrid_rankings(
     if vector is None:
         vector = get_embedding_provider().embed_query(query)
     period = period_named(query, now=timezone.localtime()) if "message" in kinds else None
+    # A period's turns are compared one by one (up to a year of a long history: as long as
+    # the vector search itself), so they are searched beside it.
+    period_result = (
+        run_beside(_said_in, period, user, project, exclude_message_ids, vector, depth)
+        if period
+        else list
+    )
     with search_session([scope.kind for scope in scopes]):
         by_vector = nearest(scopes, vector, depth, _plan(user, project, kinds))
-        by_period = (
-            _said_in(period, user, project, exclude_message_ids, vector, depth) if period else []
-        )
     return Rankings(
-        by_vector, turns_result(), windows_result(), query_vector=vector, period=by_period
+        by_vector, turns_result(), windows_result(), query_vector=vector, period=period_result()
     )
 
 
@@ -222,11 +226,16 @@ def _said_in(
     (on the quality corpus such questions' evidence was mostly outside every other list's
     top ten). Claims and file passages are left out: when they were stored says nothing of
     when what they tell happened."""
+    said_then = {"said_at__gte": period.start, "said_at__lt": period.end}
     messages = user_chunks(
         user=user, project=project, kinds=["message"], exclude_message_ids=exclude_message_ids
-    ).filter(said_at__gte=period.start, said_at__lt=period.end)
+    ).filter(**said_then)
     [scope] = compile_scopes(messages, None)
-    return nearest([scope], vector, depth, period_plan(scope))
+    at_most = Chunk.objects.filter(user=user, **said_then)
+    if project is not None:
+        at_most = at_most.filter(project=project)
+    with search_session(["chunk"]):
+        return nearest([scope], vector, depth, period_plan(at_most))
 
 
 def vector_search(

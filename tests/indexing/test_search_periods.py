@@ -14,7 +14,7 @@ from apps.chat.models import Message
 from apps.chat.services import conversation_set_archived
 from apps.indexing.models import Chunk
 from apps.indexing.search import KINDS, hybrid_rankings, hybrid_search
-from apps.indexing.search_queries import compile_scopes, period_plan, user_chunks
+from apps.indexing.search_queries import period_plan, user_chunks
 from apps.indexing.services import documents_upload, message_index, messages_index
 from apps.projects.models import Project
 from apps.projects.services import project_create, project_ensure_personal
@@ -134,11 +134,10 @@ def test_a_long_period_is_searched_by_the_index(user: User, project: Project) ->
     index serves the period as it serves a large account, and finds the same turn."""
     _, bike, _ = said(user, project, PURCHASES)
     chunks = user_chunks(user=user, project=None, kinds=["message"]).filter(said_at__year=2024)
-    [scope] = compile_scopes(chunks, None)
 
-    assert period_plan(scope).exact == ("chunk",)
+    assert period_plan(chunks).exact == ("chunk",)
     with override_settings(CAIRN_SEARCH_EXACT_ROWS_SMALL=2):
-        plan = period_plan(scope)
+        plan = period_plan(chunks)
     assert plan.exact == ()
     assert dict(plan.ef_search)["chunk"] > 0
 
