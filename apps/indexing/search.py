@@ -296,12 +296,13 @@ def fuse(
 
 
 # How the rankings are fused, chosen on the tuning half of the quality corpus (mean of
-# recall@5 and @10: 0.747, against 0.644 for equal weights and k = 60) and reported on
+# recall@5 and @10: 0.724, against 0.623 for equal weights and k = 60) and reported on
 # its test half (bench/bench_quality.py, which says why lists stay 30 deep). Vectors lead
-# on chat memory there; BM25 of the turn alone and, more, of its window add what the
-# words carry that MiniLM misses; the turns said in a period the question names weigh
-# most of all, for the questions that name one.
-FUSION = Fusion(vector=1.0, turns=0.25, windows=0.5, rrf_k=10, min_depth=30, period=2.0)
+# on chat memory there; BM25 of the turn alone and, as much as vectors, of its window
+# add what the words carry that MiniLM misses (a detail told in reply to a question
+# about the topic: the corpus's in-thread questions); the turns said in a period the
+# question names weigh most of all, for the questions that name one.
+FUSION = Fusion(vector=1.0, turns=0.25, windows=1.0, rrf_k=10, min_depth=30, period=2.0)
 
 
 def _clamp(k: int) -> int:

@@ -26,6 +26,7 @@ from .model import CORPUS_PATH, Conversation, Corpus, Evidence, Question, Turn, 
 from .people import ROLES
 from .prefs import add_preferences
 from .singles import add_assistant_facts, add_people_facts, add_self_facts
+from .threads import add_threads
 from .timeline import Timeline
 from .world import Pointer, Unit, World
 
@@ -94,6 +95,7 @@ def build_world(seed: int = SEED) -> World:
     add_self_facts(world)
     add_assistant_facts(world)
     add_people_facts(world, people=23, facts_each=4)
+    add_threads(world)
     return world
 
 

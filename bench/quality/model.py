@@ -14,7 +14,7 @@ from pathlib import Path
 
 CORPUS_PATH = Path(__file__).resolve().parent / "corpus.json"
 
-CATEGORIES = ("single-fact", "multi-hop", "temporal", "preference-update")
+CATEGORIES = ("single-fact", "multi-hop", "temporal", "preference-update", "in-thread")
 
 
 @dataclass(frozen=True)

@@ -100,6 +100,20 @@ def test_multi_hop_questions_need_two_turns(corpus: Corpus) -> None:
     assert len(across) >= len(hops) // 3, "a fair share spans two conversations"
 
 
+def test_in_thread_answers_are_replies_to_a_question_on_the_topic(corpus: Corpus) -> None:
+    """The in-thread family (issue 19): the answer is the user's reply to the assistant's
+    question just before it, in a thread that named its topic a few turns earlier."""
+    threads = [q for q in corpus.questions if q.category == "in-thread"]
+    assert len(threads) >= 30
+    for question in threads:
+        (evidence,) = question.evidence
+        turns = corpus.conversations[evidence.conversation].turns
+        reply, prompt = turns[evidence.order - 1], turns[evidence.order - 2]
+        assert (reply.role, prompt.role) == ("user", "assistant"), question.id
+        assert prompt.content.endswith("?"), question.id
+        assert len(reply.content) < 80, question.id
+
+
 def test_preference_updates_point_at_the_latest_statement(corpus: Corpus) -> None:
     updates = [q for q in corpus.questions if q.category == "preference-update"]
     for question in updates:
