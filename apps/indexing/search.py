@@ -199,8 +199,8 @@ def hybrid_rankings(
     if vector is None:
         vector = get_embedding_provider().embed_query(query)
     period = period_named(query, now=timezone.localtime()) if "message" in kinds else None
-    # A period's turns are compared one by one (up to a year of a long history: as long as
-    # the vector search itself), so they are searched beside it.
+    # A period's turns cost as much as the vector search itself (a year of a long history:
+    # 10,000 turns compared one by one), so they are searched beside it.
     period_result = (
         run_beside(_said_in, period, user, project, exclude_message_ids, vector, depth)
         if period
@@ -208,8 +208,11 @@ def hybrid_rankings(
     )
     with search_session([scope.kind for scope in scopes]):
         by_vector = nearest(scopes, vector, depth, _plan(user, project, kinds))
+    # The period first: run here, inside a caller's transaction, its settings (a longer
+    # HNSW candidate list) are then replaced by the text rankings' usual ones.
+    by_period = period_result()
     return Rankings(
-        by_vector, turns_result(), windows_result(), query_vector=vector, period=period_result()
+        by_vector, turns_result(), windows_result(), query_vector=vector, period=by_period
     )
 
 
@@ -231,11 +234,9 @@ def _said_in(
         user=user, project=project, kinds=["message"], exclude_message_ids=exclude_message_ids
     ).filter(**said_then)
     [scope] = compile_scopes(messages, None)
-    at_most = Chunk.objects.filter(user=user, **said_then)
-    if project is not None:
-        at_most = at_most.filter(project=project)
+    plan = period_plan(scope, Chunk.objects.filter(user=user, **said_then))
     with search_session(["chunk"]):
-        return nearest([scope], vector, depth, period_plan(at_most))
+        return nearest([scope], vector, depth, plan)
 
 
 def vector_search(

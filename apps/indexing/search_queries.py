@@ -220,23 +220,30 @@ def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorP
     return VectorPlan(tuple(exact), tuple(ef_search))
 
 
-def period_plan(rows: QuerySet[Chunk]) -> VectorPlan:
-    """How the ``rows`` of a stretch of time are searched, as a small account's are
+def period_plan(scope: Scope, said_then: QuerySet[Chunk]) -> VectorPlan:
+    """How the rows of a stretch of time (``scope``) are searched, as a small account's are
     (``vector_plan``): every one compared when there are at most
     ``CAIRN_SEARCH_EXACT_ROWS_SMALL`` (an HNSW scan filtered to a week of a long history
     would pass over thousands of other rows to find them), else the HNSW index with the
     longer candidate list. Counting stops past the threshold.
 
-    ``rows`` need only bound the period's searchable rows from above (the caller's user,
-    project and dates, not its other filters): counted from the (user, said_at) index
-    alone, a year of a long history costs a millisecond instead of six
-    (bench/bench_search.py)."""
+    ``said_then`` is the user's chunks of the period (dates only): counted first from the
+    (user, said_at) index alone, without reading a row (a year of a long history: a
+    millisecond instead of six, bench/bench_search.py), it bounds the scope's rows from
+    above, and at most the threshold settles it. Only a larger period has the scope
+    itself counted (a project's, and without archived or excluded turns)."""
     cap = int(settings.CAIRN_SEARCH_EXACT_ROWS_SMALL)
     # said_at alone is selected so that the index answers without reading the rows.
-    bound = rows.order_by().values("said_at")[: cap + 1].count()
+    bound = said_then.order_by().values("said_at")[: cap + 1].count()
+    if bound > cap:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT count(*) FROM ({scope.sql} LIMIT %s) AS rows", [*scope.params, cap + 1]
+            )
+            (bound,) = cursor.fetchone()
     if bound <= cap:
-        return VectorPlan(exact=("chunk",))
-    return VectorPlan(ef_search=(("chunk", int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)),))
+        return VectorPlan(exact=(scope.kind,))
+    return VectorPlan(ef_search=((scope.kind, int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)),))
 
 
 def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:

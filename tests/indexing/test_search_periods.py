@@ -14,7 +14,7 @@ from apps.chat.models import Message
 from apps.chat.services import conversation_set_archived
 from apps.indexing.models import Chunk
 from apps.indexing.search import KINDS, hybrid_rankings, hybrid_search
-from apps.indexing.search_queries import period_plan, user_chunks
+from apps.indexing.search_queries import compile_scopes, period_plan, user_chunks
 from apps.indexing.services import documents_upload, message_index, messages_index
 from apps.projects.models import Project
 from apps.projects.services import project_create, project_ensure_personal
@@ -134,16 +134,82 @@ def test_a_long_period_is_searched_by_the_index(user: User, project: Project) ->
     index serves the period as it serves a large account, and finds the same turn."""
     _, bike, _ = said(user, project, PURCHASES)
     chunks = user_chunks(user=user, project=None, kinds=["message"]).filter(said_at__year=2024)
+    [scope] = compile_scopes(chunks, None)
+    said_then = Chunk.objects.filter(user=user, said_at__year=2024)
 
-    assert period_plan(chunks).exact == ("chunk",)
+    assert period_plan(scope, said_then).exact == ("chunk",)
     with override_settings(CAIRN_SEARCH_EXACT_ROWS_SMALL=2):
-        plan = period_plan(chunks)
+        plan = period_plan(scope, said_then)
     assert plan.exact == ()
     assert dict(plan.ef_search)["chunk"] > 0
 
     with override_settings(CAIRN_SEARCH_EXACT_ROWS_SMALL=0):  # May's one turn, by the index
         hits = hybrid_search(user=user, query="What did I splash out on in May 2024?")
     assert hits[0].message_id == bike.pk
+
+
+@override_settings(CAIRN_SEARCH_EXACT_ROWS_SMALL=1)
+def test_a_period_is_counted_in_the_scope_searched_before_it_leaves_exact_search(
+    user: User, other_user: User, project: Project
+) -> None:
+    """The user's turns of the period bound it from above; past the threshold, those of the
+    scope searched decide: another project's turns and archived ones do not send a
+    period of one turn to the index (another user's turns are in neither count)."""
+    elsewhere = project_create(owner=user, name="Elsewhere")
+    said(user, project, [PURCHASES[1]])
+    said(user, elsewhere, [PURCHASES[1], PURCHASES[1]])
+    [archived] = said(user, project, [PURCHASES[1]])
+    conversation_set_archived(conversation=archived.conversation, archived=True)
+    said(other_user, project_ensure_personal(user=other_user), [PURCHASES[1]] * 3)
+    may = {"said_at__year": 2024, "said_at__month": 5}
+
+    def plan(in_project: Project | None) -> tuple[str, ...]:
+        turns = user_chunks(user=user, project=in_project, kinds=["message"]).filter(**may)
+        [scope] = compile_scopes(turns, None)
+        return period_plan(scope, Chunk.objects.filter(user=user, **may)).exact
+
+    assert plan(project) == ("chunk",)  # one live turn of the user's four: compared exactly
+    assert plan(None) == ()  # three live turns: by the index
+    with override_settings(CAIRN_SEARCH_EXACT_ROWS_SMALL=3):
+        assert plan(None) == ("chunk",)  # four of the user's, three of them searched
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_period_searched_beside_finds_what_it_finds_here(
+    user: User,
+    other_user: User,
+    project: Project,
+    settings: object,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Outside a transaction a named period's turns are searched on a pool thread, scoped
+    to the user (and the project) as when everything runs here."""
+    import threading
+
+    from apps.indexing import search
+
+    _, bike, _ = said(user, project, PURCHASES)
+    said(user, project_create(owner=user, name="Elsewhere"), [PURCHASES[1]])
+    said(other_user, project_ensure_personal(user=other_user), [PURCHASES[1]])
+    query = "What did I splash out on in May 2024?"
+    settings.CAIRN_BESIDE_THREADS = 0  # type: ignore[attr-defined]
+    alone = hybrid_rankings(user=user, query=query, project=project, kinds=KINDS, depth=30)
+    settings.CAIRN_BESIDE_THREADS = 4  # type: ignore[attr-defined]
+    ran_on: list[str] = []
+    original = search._said_in
+
+    def spy(*args: object) -> object:
+        ran_on.append(threading.current_thread().name)
+        return original(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search, "_said_in", spy)
+    beside = hybrid_rankings(user=user, query=query, project=project, kinds=KINDS, depth=30)
+
+    assert len(ran_on) == 1
+    assert ran_on[0].startswith("cairn-beside")
+    assert [c.id for c in beside.period] == [c.id for c in alone.period]
+    [found] = beside.period  # May's turn in this project only
+    assert Chunk.objects.get(pk=found.id).message_id == bike.pk
 
 
 def test_the_api_finds_an_imported_turn_by_its_month(
