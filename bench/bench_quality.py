@@ -171,7 +171,8 @@ TURN_GRID = GRID[1:]
 TOLERANCE = 0.01
 RRF_K_GRID = (10, 20, 60)
 # Lists deeper than 30 are not tried: 100 gained one tuning question (mean of R@5 and
-# R@10 0.715 against 0.708) and none on the test half, but a small account's vector list
+# R@10 0.715 against 0.708, on the corpus before its in-thread family) and none on the
+# test half, but a small account's vector list
 # must then find 100 of its rows in a shared HNSW graph, which took its hybrid search from
 # p95 21 to 44 ms (bench/bench_search.py, target 30).
 DEPTH_GRID = (30,)

@@ -1,14 +1,19 @@
 """In-thread questions: something told over a few turns on one topic, as people talk.
 
-The other families place each fact in one self-contained turn among unrelated small talk,
-so a turn's neighbours say nothing about it. Conversations are seldom like that: the topic
-is named once ("my first pottery class"), the other side asks about it, and the telling
-detail comes in a short reply that often does not name the topic again ("A wonky
-espresso cup"). Public conversation benchmarks are mostly of this kind (issue 19: there
-BM25 over a turn with its neighbours found 8 points more at 10 than over the turn alone,
-while on the families without threads it found less). The question names the topic or
-the detail asked about, as someone asking about that conversation would; the evidence is
-the user's reply, right after the question that prompted it.
+Almost every other family places a fact in one self-contained turn among unrelated small
+talk, so a turn's neighbours say nothing about it. Conversations are seldom like that: the
+topic is named once ("my first pottery class"), the other side asks about it, and the
+telling detail comes in a short reply that does not name the topic again ("A wonky soap
+dish"). On the public conversation benchmark issue 19 reports, BM25 over a turn with its
+neighbours found 8 points more at 10 than over the turn alone; on this corpus without
+threads it found less.
+
+As written here: the reply never names the topic; the assistant's question before it
+usually does, and some questions are bare ("And then?"), leaving the topic further back.
+Each topic is told once, in one thread, and overlaps no other family's events, roles or
+facts (no second answer elsewhere). Questions name the topic, as someone asking about
+that conversation would. This favours windows more than real conversation does (on
+this family windowed dense search finds every answer): it is a tenth of the corpus.
 """
 
 from __future__ import annotations
@@ -58,10 +63,10 @@ THREADS: list[Thread] = [
                 ("Who teaches the pottery class I went to?",),
             ),
             Exchange(
-                "Will you go back to the studio?",
-                "Signed up for {value} more sessions already.",
-                ("eleven", "fourteen", "seventeen"),
-                ("How many more pottery sessions did I sign up for?",),
+                "And?",
+                "Already bought my own {value}. Hooked.",
+                ("glaze kit", "clay apron", "loop tool set"),
+                ("What did I buy after my first pottery class?",),
             ),
         ),
         ("Sounds like a good evening.", "Clay under the fingernails for a week, I bet."),
@@ -85,7 +90,7 @@ THREADS: list[Thread] = [
                 ("What did the coastal charity bike ride raise money for?",),
             ),
             Exchange(
-                "Did anything go wrong on the ride?",
+                "Anything else?",
                 "Only a snapped {value} halfway, fixed by a kind stranger.",
                 ("chain", "spoke", "brake cable"),
                 ("What broke on my bike during the charity ride?",),
@@ -139,7 +144,7 @@ THREADS: list[Thread] = [
                 ("What did the vet prescribe my cat?",),
             ),
             Exchange(
-                "How much was the vet visit?",
+                "And then?",
                 "{value} pounds, which stung a bit.",
                 ("Ninety-two", "Seventy-six", "Eighty-four"),
                 ("How much did the cat's vet visit cost?",),
@@ -149,30 +154,30 @@ THREADS: list[Thread] = [
     ),
     Thread(
         (
-            "Our book club met last night to talk about the new novel.",
-            "Book club was on last night, first meeting in ages.",
+            "We did an escape room with the team on Friday.",
+            "Work outing yesterday: an escape room, of all things.",
         ),
         (
             Exchange(
-                "Nice! Which book did the book club discuss?",
-                "'{value}'. Half of us loved it, half gave up.",
-                ("The Salt Orchard", "Nine Lanterns", "A Map of Small Hours"),
-                ("Which novel did my book club discuss last time?",),
+                "Fun! What was the theme of the escape room?",
+                "A {value}, with a ticking clock and fake smoke.",
+                ("sunken submarine", "haunted observatory", "pharaoh's tomb"),
+                ("What was the theme of the escape room we did with the team?",),
             ),
             Exchange(
-                "Where does the book club meet?",
-                "In the back room of {value}. They keep the kettle going for us.",
-                ("the Rusty Anchor", "Marigold Books", "the Tin Lantern"),
-                ("Where does my book club meet?",),
+                "Did you get out of the escape room in time?",
+                "With {value} seconds to spare!",
+                ("forty-seven", "thirty-nine", "fifty-three"),
+                ("How many seconds did we have to spare in the escape room?",),
             ),
             Exchange(
-                "Who picks the next book?",
-                "{value}, and she's threatening us with a nine-hundred-page saga.",
-                ("Genoveva", "Eudora", "Hortensia"),
-                ("Who chooses the next book for my book club?",),
+                "Who cracked the last clue?",
+                "The new intern, {value}, who had been quiet all evening.",
+                ("Casimir", "Ondine", "Ptolemy"),
+                ("Who solved the final clue in the escape room?",),
             ),
         ),
-        ("A good way to spend an evening.", "Arguments about books are the best kind."),
+        ("Sounds like a great team outing.", "Nothing bonds a team like a countdown."),
     ),
     Thread(
         (
@@ -203,84 +208,84 @@ THREADS: list[Thread] = [
     ),
     Thread(
         (
-            "Had my driving test this afternoon.",
-            "So, the driving test happened today.",
+            "Our street party finally happened on Saturday.",
+            "The street party was yesterday, the whole road turned out.",
         ),
         (
             Exchange(
-                "And? How did the driving test go?",
-                "Passed! The examiner said my {value} was textbook.",
-                ("mirror checking", "lane discipline", "emergency stop"),
-                ("What did the examiner praise on my driving test?",),
+                "Lovely! What did you bring to the street party?",
+                "A tray of {value}, gone in ten minutes.",
+                ("lamingtons", "spanakopita", "empanadas"),
+                ("What food did I bring to the street party?",),
             ),
             Exchange(
-                "What was the hardest part of the test?",
-                "The {value}. I clipped the kerb on the first go.",
-                ("parallel parking", "bay reversing", "hill start"),
-                ("Which manoeuvre was hardest for me on the driving test?",),
+                "Was there music at the street party?",
+                "A neighbour's {value} band played all afternoon.",
+                ("ska", "ceilidh", "mariachi"),
+                ("What kind of band played at our street party?",),
             ),
             Exchange(
-                "Who taught you to drive?",
-                "My instructor {value}, who now deserves a medal.",
-                ("Ignatius", "Lysander", "Peregrine"),
-                ("What's the name of my driving instructor?",),
+                "And then?",
+                "Then the council closed the road till {value}, so we danced in it.",
+                ("half past ten", "quarter to eleven", "eleven fifteen"),
+                ("Until when was the road closed for our street party?",),
             ),
         ),
-        ("Congratulations!", "That's a big one ticked off."),
+        ("Sounds like a proper community day.", "What a lovely road to live on."),
     ),
     Thread(
         (
-            "Spent the whole day at the allotment yesterday.",
-            "Allotment day yesterday, my back is complaining.",
+            "Spent the weekend at a hackathon at work.",
+            "Survived my first hackathon, forty-eight hours at the office.",
         ),
         (
             Exchange(
-                "What's growing at the allotment at the moment?",
-                "Mostly {value}, far more than we can eat.",
-                ("courgettes", "runner beans", "rhubarb"),
-                ("What's growing most at my allotment?",),
+                "What did your hackathon team build?",
+                "A {value}, held together with duct tape and hope.",
+                ("bike-share tracker", "meeting-room booker", "recipe scaler"),
+                ("What did my team build at the hackathon?",),
             ),
             Exchange(
-                "Do you share the allotment plot with anyone?",
-                "With my neighbour {value}, who does all the weeding.",
-                ("Ferdinand", "Augustin", "Gwendolyn"),
-                ("Who do I share my allotment plot with?",),
+                "Did the hackathon project win anything?",
+                "Second place, and a {value} each.",
+                ("mechanical keyboard", "drone kit", "pair of noise-cancelling headphones"),
+                ("What prize did we each get at the hackathon?",),
             ),
             Exchange(
-                "Anything eating your crops at the allotment?",
-                "{value}, every night. We've tried everything.",
-                ("Muntjac deer", "Wood pigeons", "Field voles"),
-                ("What keeps eating the crops at my allotment?",),
+                "Anything else?",
+                "I slept four hours on a {value} in the break room.",
+                ("beanbag", "yoga mat", "camping cot"),
+                ("Where did I sleep during the hackathon?",),
             ),
         ),
-        ("Fresh vegetables are worth it.", "The best kind of tired."),
+        ("Well earned rest now.", "Sounds exhausting and brilliant."),
     ),
     Thread(
         (
-            "Went to the jazz festival in the park on Saturday.",
-            "The jazz festival in the park was on this weekend, so we went.",
+            "Went to the work karaoke night on Thursday.",
+            "Karaoke night with the office crowd yesterday.",
         ),
         (
             Exchange(
-                "Who played at the jazz festival?",
-                "The headliner was a {value} player from Lisbon. Unreal.",
-                ("vibraphone", "double bass", "flugelhorn"),
-                ("What instrument did the headliner at the jazz festival play?",),
+                "Brave! What did you sing at karaoke?",
+                "'{value}', badly but with feeling.",
+                ("Total Eclipse of the Heart", "Islands in the Stream", "Dancing Queen"),
+                ("Which song did I sing at the work karaoke night?",),
             ),
             Exchange(
-                "Who did you go to the festival with?",
-                "My cousin {value}, who knew every tune.",
-                ("Thelonius", "Seraphina", "Florizel"),
-                ("Who came with me to the jazz festival?",),
+                "Where was the karaoke?",
+                "A tiny place called {value}, with a private booth.",
+                ("Echo Chamber", "The Velvet Mic", "Room Nine"),
+                ("Where was the work karaoke night held?",),
             ),
             Exchange(
-                "What was the food like at the festival?",
-                "Best thing I ate was a {value} from a van.",
-                ("jerk chicken wrap", "halloumi flatbread", "bao bun"),
-                ("What was the best food I had at the jazz festival?",),
+                "And then?",
+                "My manager did a duet with the {value}, which no one will forget.",
+                ("cleaner", "security guard", "bartender"),
+                ("Who did my manager duet with at karaoke?",),
             ),
         ),
-        ("That sounds like a great day out.", "Live music outdoors is hard to beat."),
+        ("Karaoke is the great leveller.", "Sounds like a memorable night."),
     ),
     Thread(
         (
@@ -328,7 +333,7 @@ THREADS: list[Thread] = [
                 ("Who interviewed me at the museum?",),
             ),
             Exchange(
-                "When will you hear back from the museum?",
+                "What happens next?",
                 "By {value}, they said.",
                 ("Thursday week", "the end of the month", "mid-October"),
                 ("When did the museum say they'd get back to me?",),
@@ -355,10 +360,10 @@ THREADS: list[Thread] = [
                 ("What noise bothers me in the new home office?",),
             ),
             Exchange(
-                "Did the move cost much?",
-                "Only the {value}, the rest we had.",
-                ("ethernet cable", "blackout blind", "desk lamp"),
-                ("What was the only thing we paid for when moving the home office?",),
+                "What's on the wall in the new office?",
+                "A framed {value} from a flea market.",
+                ("tram map of Lisbon", "botanical print", "ship's chart"),
+                ("What hangs on the wall of my new home office?",),
             ),
         ),
         ("A proper workspace makes a difference.", "Good luck with the new setup."),
