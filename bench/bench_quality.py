@@ -311,16 +311,19 @@ def _depth_for(fusion: object) -> int:
 def choose_fusion(
     tuning: list[Outcome], rankings: dict[str, object], messages: dict[int, str]
 ) -> tuple[object, float]:
-    """The fusion (weights, RRF's k, depth) with the best mean of recall@5 and @10 on
-    ``tuning``. Among those within ``TOLERANCE`` of the best (differences this small are
-    a question or two), the cheaper one — shallower lists — then the one nearest equal
-    weights and RRF's usual k = 60. Vectors weigh 1 (RRF is scale-free)."""
+    """The fusion (weights, rank or score fusion, RRF's k, depth) with the best mean of
+    recall@5 and @10 on ``tuning``. Among those within ``TOLERANCE`` of the best
+    (differences this small are a question or two), the cheaper one — shallower lists —
+    then the one nearest equal weights and RRF's usual k = 60. Vectors weigh 1 (both
+    fusions are scale-free)."""
     from apps.indexing.search import Fusion
 
     tried = []
-    grid = itertools.product(TURN_GRID, GRID, RRF_K_GRID, DEPTH_GRID, PERIOD_GRID)
-    for turns, around, rrf_k, depth, period in grid:
-        fusion = Fusion(1.0, turns, around, rrf_k, depth, period)
+    # Rank fusion at each k; score fusion has no k (it keeps the default, unused).
+    methods = [("rrf", rrf_k) for rrf_k in RRF_K_GRID] + [("scores", 60)]
+    grid = itertools.product(TURN_GRID, GRID, methods, DEPTH_GRID, PERIOD_GRID)
+    for turns, around, (method, rrf_k), depth, period in grid:
+        fusion = Fusion(1.0, turns, around, rrf_k, depth, period, method)
         score = 0.0
         for outcome in tuning:
             ranked = fused_messages(rankings[outcome.question_id], fusion, messages)

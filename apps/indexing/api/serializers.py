@@ -184,7 +184,10 @@ class SearchQuerySerializer(serializers.Serializer):
 
 class SearchHitSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=list(KINDS))
-    score = serializers.FloatField(help_text="Reciprocal rank fusion score (higher is better).")
+    score = serializers.FloatField(
+        help_text="Fused score (higher is better): each ranking's weight times how close the "
+        "hit comes to that ranking's best."
+    )
     vector_similarity = serializers.FloatField(allow_null=True, help_text="Cosine similarity.")
     text_rank = serializers.FloatField(
         allow_null=True, help_text="BM25 score (of the row, else of its window)."

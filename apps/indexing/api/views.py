@@ -216,8 +216,8 @@ class SearchApi(APIView):
         summary="Search your claims, files and chats",
         tags=["search"],
         description="Hybrid search: vector similarity (cosine) and Okapi BM25 over your own "
-        "rows (chat turns also with their neighbouring turns) fused by reciprocal rank "
-        'fusion. A query that names a time ("in May 2024", "last week") also ranks '
+        "rows (chat turns also with their neighbouring turns), fused by their weighted, "
+        'normalised scores. A query that names a time ("in May 2024", "last week") also ranks '
         "the chat turns said then. Only your data; claims that are active or "
         "contested; chats that are not archived. Each hit carries its "
         "provenance (document path and offsets, or conversation and message).",
