@@ -4,8 +4,9 @@
 reciprocal rank fusion, ``fuse``, is what the tuning weighs it against): pgvector cosine
 similarity (HNSW with iterative scans, so per-user filtering loses nothing) and Okapi BM25
 over the requesting user's own rows (``bm25``: any of the query's words, rare ones
-weighing most). Every list spans all the wanted kinds: claims and chunks are embedded by the same model and ranked by the same text
-search, so one list orders them against each other. Results are always the requesting
+weighing most). Every list spans all the wanted kinds: claims and chunks are embedded by
+the same model and ranked by the same text search, so one list orders them against each
+other. Results are always the requesting
 user's only (and the project's, for chunks, when one is given; claims belong to the user,
 not a project), only active or contested claims, never chunks of archived conversations.
 
