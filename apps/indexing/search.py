@@ -27,7 +27,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from django.utils import timezone
-from pgvector.django import CosineDistance
 
 from apps.claims.models import Claim
 from apps.core.concurrency import run_beside
@@ -48,6 +47,7 @@ from .search_queries import (
     nearest,
     period_plan,
     search_session,
+    similarities,
     text_rankings_in_session,
     user_chunks,
     user_claims,
@@ -172,15 +172,7 @@ def _similarities(fused: Sequence[tuple[Candidate, float]], rankings: Rankings) 
         return []
     known = {(c.kind, c.id) for c in [*rankings.vector, *rankings.period]}
     missing = [c for c, _ in fused if (c.kind, c.id) not in known]
-    found: list[Candidate] = []
-    for kind, model in (("claim", Claim), ("chunk", Chunk)):
-        ids = [str(c.id) for c in missing if c.kind == kind]
-        if ids:
-            rows = model.objects.filter(pk__in=ids, embedding__isnull=False).annotate(
-                similarity=1 - CosineDistance("embedding", rankings.query_vector)
-            )
-            found += [Candidate(kind, row.pk, float(row.similarity)) for row in rows]
-    return found
+    return similarities(missing, rankings.query_vector)
 
 
 def hybrid_rankings(

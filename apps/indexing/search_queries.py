@@ -158,7 +158,7 @@ def nearest(
     Scopes that need the same ``ef_search`` share one statement; claims and chunks
     together take two, each with its own (claims at 240 cost as much as chunks)."""
     plan = plan or VectorPlan()
-    literal = "[" + ",".join(map(str, vector.tolist())) + "]"
+    literal = vector_literal(vector)
     by_ef: dict[int, list[tuple[str, str, list[Any]]]] = {}
     for scope in scopes:
         # "+ 0" keeps the planner from ordering by the HNSW index: every row is compared.
@@ -181,6 +181,40 @@ def nearest(
         found += [Candidate(c.kind, c.id, 1.0 - c.value) for c in _union(lists)]
     # relaxed_order may return neighbours slightly out of order: sorted here.
     return sorted(found, key=lambda candidate: -candidate.value)
+
+
+def vector_literal(vector: Vector) -> str:
+    """The vector as pgvector reads it, passed as text (the same statement through the
+    ORM's vector field took a millisecond more: bench/bench_search.py's hybrid lines)."""
+    return "[" + ",".join(map(str, vector.tolist())) + "]"
+
+
+def similarities(candidates: Sequence[Candidate], vector: Vector) -> list[Candidate]:
+    """The cosine similarity of each of ``candidates`` (claims and chunks, already the
+    user's) that has an embedding, in one statement."""
+    if not candidates:
+        return []
+    literal = vector_literal(vector)
+    parts: list[str] = []
+    params: list[Any] = []
+    for kind, table, cast in (
+        ("claim", str(Claim._meta.db_table), "uuid"),
+        ("chunk", str(Chunk._meta.db_table), "bigint"),
+    ):
+        ids = [str(c.id) for c in candidates if c.kind == kind]
+        if ids:
+            parts.append(
+                f"SELECT %s, id::text, 1 - (embedding <=> %s::vector) FROM {table} "
+                f"WHERE id = ANY(%s::{cast}[]) AND embedding IS NOT NULL"
+            )
+            params += [kind, literal, ids]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        rows = cursor.fetchall()
+    return [
+        Candidate(kind, int(pk) if kind == "chunk" else uuid.UUID(pk), float(similarity))
+        for kind, pk, similarity in rows
+    ]
 
 
 def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorPlan:
