@@ -338,7 +338,7 @@ def choose_fusion(
             abs(pair[1].turns - 1)
             + abs(pair[1].windows - 1)
             + abs(pair[1].period - 1)
-            + abs(pair[1].rrf_k - 60) / 100,
+            + (abs(pair[1].rrf_k - 60) / 100 if pair[1].method == "rrf" else 0),
         ),
     )
     tried.sort(key=lambda pair: -pair[0])

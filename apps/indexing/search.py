@@ -20,11 +20,12 @@ compares all three).
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from django.utils import timezone
 
@@ -112,7 +113,7 @@ class Rankings:
             (self.period[:depth], fusion.period),
         )
         if fusion.method == "scores":
-            return fuse_scores(*weighted, head=fusion.min_depth)
+            return fuse_scores(*weighted, head=fusion.min_depth, k=fusion.rrf_k)
         return fuse(*weighted, k=fusion.rrf_k)
 
     def text(self) -> list[Candidate]:
@@ -124,8 +125,9 @@ class Rankings:
 @dataclass(frozen=True)
 class Fusion:
     """Each ranking's weight, how they are combined (``method``: ``rrf``, reciprocal rank
-    fusion with its ``k``; ``scores``, their normalised scores, ``fuse_scores``) and the
-    least depth of each ranking (``_depth``)."""
+    fusion with its ``k``; ``scores``, their normalised scores, ``fuse_scores``, with
+    ``k`` for ties) and the least depth of each ranking (``_depth``), which is also the
+    head ``fuse_scores`` scales each list to."""
 
     vector: float
     turns: float
@@ -133,7 +135,11 @@ class Fusion:
     rrf_k: int = 60
     min_depth: int = 30
     period: float = 0.0
-    method: str = "rrf"
+    method: Literal["rrf", "scores"] = "rrf"
+
+    def __post_init__(self) -> None:
+        if self.method not in ("rrf", "scores"):
+            raise ValueError(f"unknown fusion method {self.method!r}: rrf or scores")
 
 
 def hybrid_search(
@@ -294,44 +300,74 @@ def fuse(
 
 
 def fuse_scores(
-    *rankings: tuple[Sequence[Candidate], float], head: int
+    *rankings: tuple[Sequence[Candidate], float], head: int, k: int = RRF_K
 ) -> list[tuple[Candidate, float]]:
     """A convex combination of the rankings' own scores (Bruch et al., "An Analysis of
     Fusion Functions for Hybrid Retrieval", 2023): each ``(ranking, weight)`` adds
-    ``weight`` times the item's score scaled to 0–1 between the ranking's best and its
-    ``head``-th (lower ones count 0). An item counts for how close it comes to its list's
-    best: when one turn's words match far better than any other's, that turn alone
-    scores high by words, while of many alike vectors many do; rank fusion gives every
-    list's second the same. Scaling to the head, not the whole list, keeps the order of
-    the first hits the same however many are asked for."""
+    ``weight`` times the item's score scaled to 0–1 between the ranking's best and a
+    floor (lower ones count 0). An item counts for how close it comes to its list's best:
+    when one turn's words match far better than any other's, that turn alone scores high
+    by words, while of many alike vectors many do; rank fusion gives every list's second
+    the same.
+
+    The floor is the ``head``-th score, so that the first hits are the same however deep
+    the lists go (a caller asking for 100 hits gets lists 300 deep); a list shorter than
+    that is scaled from 0 instead (BM25's score of a row without the words, and a cosine
+    similarity of no likeness), so that its last item, still a match, is not counted as
+    none. Items scoring alike (past every list's head, say) keep their order by rank
+    fusion (``fuse`` with ``k``)."""
     scores: dict[tuple[str, object], float] = {}
     first_seen: dict[tuple[str, object], Candidate] = {}
     for ranking, weight in rankings:
-        if not ranking:
+        values = [c.value for c in ranking[:head] if math.isfinite(c.value)]
+        if not values:
             continue
-        values = [candidate.value for candidate in ranking[:head]]
-        best, floor = max(values), min(values)
+        best = max(values)
+        floor = min(values) if len(ranking) >= head else min(0.0, min(values))
         span = best - floor
         for candidate in ranking:
             key = (candidate.kind, candidate.id)
-            scaled = (candidate.value - floor) / span if span > 0 else 1.0
+            value = candidate.value if math.isfinite(candidate.value) else floor
+            scaled = (value - floor) / span if span > 0 else 1.0
             scores[key] = scores.get(key, 0.0) + weight * min(1.0, max(0.0, scaled))
             first_seen.setdefault(key, candidate)
-    ordered = sorted(scores.items(), key=lambda item: -item[1])
-    return [(first_seen[key], score) for key, score in ordered]
+    # Ties: within the heads by rank fusion of the heads, then by which list and rank
+    # found the item first (neither depends on how deep the lists go); past every head,
+    # by rank fusion of the whole lists.
+    heads = [(ranking[:head], weight) for ranking, weight in rankings]
+    in_heads = _rank_scores(*heads, k=k)
+    overall = _rank_scores(*rankings, k=k)
+    found_at: dict[tuple[str, object], int] = {}
+    for ranking, _ in heads:
+        for candidate in ranking:
+            found_at.setdefault((candidate.kind, candidate.id), len(found_at))
+
+    def order(item: tuple[tuple[str, object], float]) -> tuple[float, float, float, int]:
+        key, score = item
+        if key in found_at:
+            return (-score, -in_heads[key], 0.0, found_at[key])
+        return (-score, 0.0, -overall[key], 0)
+
+    return [(first_seen[key], score) for key, score in sorted(scores.items(), key=order)]
+
+
+def _rank_scores(
+    *rankings: tuple[Sequence[Candidate], float], k: int
+) -> dict[tuple[str, object], float]:
+    return {(c.kind, c.id): score for c, score in fuse(*rankings, k=k)}
 
 
 # How the rankings are fused, chosen on the tuning half of the quality corpus (mean of
-# recall@5 and @10: 0.733 for these normalised scores, 0.715 for the best rank fusion,
+# recall@5 and @10: 0.747 for these normalised scores, 0.724 for the best rank fusion,
 # 0.633 for equal weights and k = 60) and reported on its test half
 # (bench/bench_quality.py, which says why lists stay 30 deep). Vectors lead on chat
-# memory there; BM25 of the turn alone and, as much as vectors, of its window add what
-# the words carry that MiniLM misses (a detail told in reply to a question about the
+# memory there; BM25 of the turn alone and, nearly as much as vectors, of its window add
+# what the words carry that MiniLM misses (a detail told in reply to a question about the
 # topic: the corpus's in-thread questions); the turns said in a period the question names
 # weigh most of all, for the questions that name one. Scores rather than ranks: a
 # question whose words match one turn far better than the rest is answered by that turn
 # even when the vectors, close to many, rank it low.
-FUSION = Fusion(vector=1.0, turns=0.25, windows=1.0, min_depth=30, period=2.0, method="scores")
+FUSION = Fusion(vector=1.0, turns=0.25, windows=0.75, min_depth=30, period=2.0, method="scores")
 
 
 def _clamp(k: int) -> int:

@@ -18,15 +18,54 @@ def order(fused: list[tuple[Candidate, float]]) -> list[int | object]:
 
 
 def test_each_list_adds_its_weight_times_the_score_scaled_between_its_best_and_its_head() -> None:
-    vector = ranking(0.9, 0.7, 0.5, 0.1)  # ids 1–4; the head ends at 0.5
-    words = ranking(12.0, 3.0, first_id=3)  # ids 3, 4
+    vector = ranking(0.9, 0.7, 0.5, 0.1)  # ids 1–4; the head of 3 ends at 0.5
+    words = ranking(12.0, 6.0, 3.0, first_id=3)  # ids 3, 4, 5
 
     fused = dict((c.id, score) for c, score in fuse_scores((vector, 1.0), (words, 0.5), head=3))
 
     assert fused[1] == pytest.approx(1.0)
     assert fused[2] == pytest.approx(0.5)
     assert fused[3] == pytest.approx(0.0 + 0.5 * 1.0)
-    assert fused[4] == pytest.approx(0.0)  # below the head counts 0, never less
+    assert fused[4] == pytest.approx(0.0 + 0.5 * 1 / 3)  # below the head counts 0, never less
+    assert fused[5] == pytest.approx(0.0)
+
+
+def test_a_list_shorter_than_the_head_is_scaled_from_nothing() -> None:
+    """Two near-equal BM25 matches both count nearly fully: the second is a match, not
+    the floor (scaled between the best and the head's score it would count 0)."""
+    words = ranking(11.8, 11.7)
+
+    fused = dict((c.id, score) for c, score in fuse_scores((words, 1.0), head=30))
+
+    assert fused[1] == pytest.approx(1.0)
+    assert fused[2] == pytest.approx(11.7 / 11.8)
+
+
+def test_hits_past_every_head_keep_their_order_by_rank() -> None:
+    """Deep lists (an API caller asking for 100 hits) score 0 past each one's head: there
+    rank fusion orders them, so the 31st by words is not put after the 300th by vector."""
+    vector = ranking(*[1.0 - n / 1000 for n in range(300)])  # ids 1–300
+    words = ranking(*[100.0 - n / 10 for n in range(300)], first_id=1001)  # ids 1001–1300
+
+    fused = fuse_scores((vector, 1.0), (words, 1.0), head=30)
+    position = {c.id: n for n, (c, _) in enumerate(fused)}
+
+    assert position[1031] < position[300]  # 31st by words before 300th by vector
+    assert position[31] < position[1300]
+
+
+def test_a_score_that_is_not_a_number_counts_nothing() -> None:
+    vector = ranking(0.9, float("nan"), 0.5)
+
+    fused = dict((c.id, score) for c, score in fuse_scores((vector, 1.0), head=30))
+
+    assert fused[1] == pytest.approx(1.0)
+    assert fused[2] == pytest.approx(0.0)
+
+
+def test_an_unknown_fusion_method_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown fusion method"):
+        Fusion(1.0, 1.0, 1.0, method="score")  # type: ignore[arg-type]
 
 
 def test_a_clear_match_by_words_outranks_a_crowd_of_close_vectors() -> None:
@@ -62,7 +101,8 @@ def test_rankings_fuse_as_their_fusion_says() -> None:
     by_scores = rankings.fused(Fusion(1.0, 1.0, 1.0, method="scores"))
     by_ranks = rankings.fused(Fusion(1.0, 1.0, 1.0, rrf_k=60))
 
-    assert [score for _, score in by_scores] == pytest.approx([1.0, 1.0])
+    # Lists shorter than the head are scaled from 0: 0.8 of the best 0.9, and 5 of 5.
+    assert [score for _, score in by_scores] == pytest.approx([0.8 / 0.9 + 1.0, 1.0])
     assert [score for _, score in by_ranks] == pytest.approx([1 / 62 + 1 / 61, 1 / 61])
 
 
@@ -70,3 +110,5 @@ def test_empty_and_single_rankings() -> None:
     assert fuse_scores(([], 1.0), head=30) == []
     [(only, score)] = fuse_scores((ranking(0.3), 2.0), head=30)
     assert (only.id, score) == (1, pytest.approx(2.0))
+    alike = fuse_scores((ranking(0.4, 0.4, 0.4), 1.0), head=2)
+    assert [score for _, score in alike] == pytest.approx([1.0, 1.0, 1.0])

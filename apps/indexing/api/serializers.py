@@ -185,8 +185,10 @@ class SearchQuerySerializer(serializers.Serializer):
 class SearchHitSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=list(KINDS))
     score = serializers.FloatField(
-        help_text="Fused score (higher is better): each ranking's weight times how close the "
-        "hit comes to that ranking's best."
+        help_text="Fused score, higher is better, comparable only among one query's hits: "
+        "the sum over the rankings (meaning, words, the turn's window, a named period) of "
+        "each one's weight times how close the hit comes to that ranking's best, from 0 "
+        "(below its 30th) to the sum of the weights."
     )
     vector_similarity = serializers.FloatField(allow_null=True, help_text="Cosine similarity.")
     text_rank = serializers.FloatField(
