@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from apps.accounts.models import User
 from apps.claims.models import Claim
 from apps.indexing.models import Chunk, Document, Source
-from apps.indexing.search import text_search
+from apps.indexing.search import text_search, vector_search
 from apps.indexing.services import messages_index
+from apps.indexing.services.reembed import VECTOR_INDEXES
 from apps.projects.models import Project
 from tests.indexing.conftest import conversation_with
 from tests.indexing.fakes import HashEmbeddingProvider
@@ -118,6 +120,7 @@ def test_reindex_re_embeds_rows_of_another_model(
     out, err = run("reindex", "--batch-size", "2")
 
     assert "Re-embedded 3 chunks and 1 claims." in out
+    assert "Rebuilt the vector indexes" in out
     assert "4/4" in err
     assert set(Chunk.objects.values_list("embedding_model", flat=True)) == {fake_provider.name}
     expected = fake_provider.embed_query("text 1")
@@ -125,6 +128,14 @@ def test_reindex_re_embeds_rows_of_another_model(
     claim.refresh_from_db()
     assert claim.embedding_model == fake_provider.name
     assert "To re-embed: 0 chunks, 0 claims." in run("reindex")[0]
+    with connection.cursor() as cursor:  # rebuilt, valid, and searched as before
+        cursor.execute(
+            "SELECT bool_and(indisvalid) FROM pg_index WHERE indexrelid = ANY(%s::regclass[])",
+            [list(VECTOR_INDEXES)],
+        )
+        assert cursor.fetchone()[0] is True
+    [hit] = vector_search(user=user, vector=expected, kinds=["message"], k=1)
+    assert hit.chunk_id == Chunk.objects.get(chunk_index=1).pk
 
 
 @pytest.mark.usefixtures("fake_provider")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import Q, QuerySet
 
 from apps.claims.models import Claim
@@ -80,3 +81,21 @@ def embeddings_refresh(
         if on_batch:
             on_batch(len(ids[first : first + batch_size]))
     return Stale(chunks_done, claims_done)
+
+
+# The HNSW indexes of the vectors re-embedded in place (chunks, claims).
+VECTOR_INDEXES = ("chunk_embedding_hnsw_idx", "claim_embedding_hnsw_idx")
+
+
+def vector_indexes_rebuild() -> None:
+    """Build the HNSW indexes again after their rows were re-embedded in place. An index
+    whose rows were all updated keeps a graph that search walks far further: on
+    bench/bench_search.py's data, 20,000 of 200,000 rows updated after the build took
+    some queries from p95 5 to 25 ms, and a rebuild (32 s) brought them back to 12 ms
+    with better recall. CONCURRENTLY keeps search and indexing running meanwhile; it
+    cannot run inside a transaction, where the plain form (which holds writes back) is
+    used."""
+    concurrently = "" if connection.in_atomic_block else " CONCURRENTLY"
+    with connection.cursor() as cursor:
+        for index in VECTOR_INDEXES:
+            cursor.execute(f"REINDEX INDEX{concurrently} {index}")
