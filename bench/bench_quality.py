@@ -316,7 +316,7 @@ def choose_fusion(
     (differences this small are a question or two), the cheaper one — shallower lists —
     then the one nearest equal weights and RRF's usual k = 60. Vectors weigh 1 (both
     fusions are scale-free)."""
-    from apps.indexing.search import Fusion
+    from apps.indexing.fusion import Fusion
 
     tried = []
     # Rank fusion at each k; score fusion has no k (it keeps the default, unused).
@@ -460,7 +460,7 @@ def main() -> None:
     # django-q logs every inline task at INFO: thousands of lines during the import.
     logging.getLogger("django-q").setLevel(logging.WARNING)
     from apps.indexing.embeddings import get_embedding_provider
-    from apps.indexing.search import FUSION
+    from apps.indexing.fusion import FUSION
 
     corpus = corpus_load()
     model = get_embedding_provider().name
@@ -508,7 +508,7 @@ def main() -> None:
     print(
         f"\nTuning half ({len(tuning)} questions): best {chosen} "
         f"(mean of recall@5 and @10 {score:.3f}); hybrid_search uses {FUSION}"
-        + ("" if chosen == FUSION else " — NOT the tuned one: set search.FUSION")
+        + ("" if chosen == FUSION else " — NOT the tuned one: set fusion.FUSION")
     )
     for line in table(tuning, METHODS, (), LABELS):
         print("  " + line)

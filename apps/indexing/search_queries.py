@@ -195,26 +195,19 @@ def similarities(candidates: Sequence[Candidate], vector: Vector) -> list[Candid
     if not candidates:
         return []
     literal = vector_literal(vector)
-    parts: list[str] = []
-    params: list[Any] = []
+    lists = []
     for kind, table, cast in (
         ("claim", str(Claim._meta.db_table), "uuid"),
         ("chunk", str(Chunk._meta.db_table), "bigint"),
     ):
         ids = [str(c.id) for c in candidates if c.kind == kind]
         if ids:
-            parts.append(
-                f"SELECT %s, id::text, 1 - (embedding <=> %s::vector) FROM {table} "
+            sql = (
+                f"SELECT id, 1 - (embedding <=> %s::vector) AS value FROM {table} "
                 f"WHERE id = ANY(%s::{cast}[]) AND embedding IS NOT NULL"
             )
-            params += [kind, literal, ids]
-    with connection.cursor() as cursor:
-        cursor.execute(" UNION ALL ".join(parts), params)
-        rows = cursor.fetchall()
-    return [
-        Candidate(kind, int(pk) if kind == "chunk" else uuid.UUID(pk), float(similarity))
-        for kind, pk, similarity in rows
-    ]
+            lists.append((kind, sql, [literal, ids]))
+    return _union(lists)
 
 
 def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorPlan:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps.indexing.search import Fusion, Rankings, fuse, fuse_scores
+from apps.indexing.fusion import Fusion, Rankings, fuse, fuse_scores
 from apps.indexing.search_queries import Candidate
 
 

@@ -14,8 +14,9 @@ from apps.accounts.models import User
 from apps.chat.services import conversation_set_archived
 from apps.claims.models import ClaimStatus
 from apps.indexing.embeddings import EmbeddingProvider
+from apps.indexing.fusion import FUSION
 from apps.indexing.models import Chunk
-from apps.indexing.search import FUSION, hybrid_search, text_search, vector_search
+from apps.indexing.search import hybrid_search, text_search, vector_search
 from apps.indexing.search_queries import search_session
 from apps.indexing.services import documents_upload, message_index
 from apps.projects.models import Project

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 from django.db.models import Q, QuerySet
+from pgvector.django import HnswIndex
 
 from apps.claims.models import Claim
 
@@ -83,8 +84,13 @@ def embeddings_refresh(
     return Stale(chunks_done, claims_done)
 
 
-# The HNSW indexes of the vectors re-embedded in place (chunks, claims).
-VECTOR_INDEXES = ("chunk_embedding_hnsw_idx", "claim_embedding_hnsw_idx")
+# The HNSW indexes of the vectors re-embedded in place, as the models declare them.
+VECTOR_INDEXES = tuple(
+    index.name
+    for model in (Chunk, Claim)
+    for index in model._meta.indexes
+    if isinstance(index, HnswIndex)
+)
 
 
 def vector_indexes_rebuild() -> None:

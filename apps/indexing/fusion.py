@@ -1,0 +1,154 @@
+"""How hybrid search combines its rankings (vector similarity, BM25 of the turn and of its
+window, the turns of a named period) into one list: ``Rankings`` holds them, ``Fusion``
+says how they weigh, ``fuse_scores`` (normalised scores, the default) and ``fuse``
+(reciprocal rank fusion) combine them. ``FUSION`` is what the quality benchmark's tuning
+half chose (bench/bench_quality.py)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .embeddings import Vector
+from .search_queries import Candidate
+
+RRF_K = 60
+
+
+@dataclass(frozen=True)
+class Rankings:
+    """The lists a hybrid search fuses, each best first and ``depth`` deep. ``period`` is
+    the chat turns said in the stretch of time the query names (``periods``), nearest
+    first; empty when it names none."""
+
+    vector: list[Candidate]
+    turns: list[Candidate]
+    windows: list[Candidate]
+    query_vector: Vector | None = None
+    period: list[Candidate] = field(default_factory=list)
+
+    def fused(self, fusion: Fusion, depth: int | None = None) -> list[tuple[Candidate, float]]:
+        """Fused by ``fusion``, each list cut to ``depth`` when given."""
+        weighted = (
+            (self.vector[:depth], fusion.vector),
+            (self.turns[:depth], fusion.turns),
+            (self.windows[:depth], fusion.windows),
+            (self.period[:depth], fusion.period),
+        )
+        if fusion.method == "scores":
+            return fuse_scores(*weighted, head=fusion.min_depth, k=fusion.rrf_k)
+        return fuse(*weighted, k=fusion.rrf_k)
+
+    def text(self) -> list[Candidate]:
+        """BM25's scores, for each hit's ``text_rank``: of the turn, else its window."""
+        ranked = {candidate.id for candidate in self.turns}
+        return self.turns + [c for c in self.windows if c.id not in ranked]
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """Each ranking's weight, how they are combined (``method``: ``rrf``, reciprocal rank
+    fusion with its ``k``; ``scores``, their normalised scores, ``fuse_scores``, with
+    ``k`` for ties) and the least depth of each ranking (``_depth``), which is also the
+    head ``fuse_scores`` scales each list to."""
+
+    vector: float
+    turns: float
+    windows: float
+    rrf_k: int = 60
+    min_depth: int = 30
+    period: float = 0.0
+    method: Literal["rrf", "scores"] = "rrf"
+
+    def __post_init__(self) -> None:
+        if self.method not in ("rrf", "scores"):
+            raise ValueError(f"unknown fusion method {self.method!r}: rrf or scores")
+
+
+def fuse(
+    *rankings: tuple[Sequence[Candidate], float], k: int = RRF_K
+) -> list[tuple[Candidate, float]]:
+    """Weighted reciprocal rank fusion: each ``(ranking, weight)`` adds
+    ``weight / (k + rank)`` to the score of every item in it."""
+    scores: dict[tuple[str, object], float] = {}
+    first_seen: dict[tuple[str, object], Candidate] = {}
+    for ranking, weight in rankings:
+        for rank, candidate in enumerate(ranking, start=1):
+            key = (candidate.kind, candidate.id)
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
+            first_seen.setdefault(key, candidate)
+    ordered = sorted(scores.items(), key=lambda item: -item[1])
+    return [(first_seen[key], score) for key, score in ordered]
+
+
+def fuse_scores(
+    *rankings: tuple[Sequence[Candidate], float], head: int, k: int = RRF_K
+) -> list[tuple[Candidate, float]]:
+    """A convex combination of the rankings' own scores (Bruch et al., "An Analysis of
+    Fusion Functions for Hybrid Retrieval", 2023): each ``(ranking, weight)`` adds
+    ``weight`` times the item's score scaled to 0–1 between the ranking's best and a
+    floor (lower ones count 0). An item counts for how close it comes to its list's best:
+    when one turn's words match far better than any other's, that turn alone scores high
+    by words, while of many alike vectors many do; rank fusion gives every list's second
+    the same.
+
+    The floor is the ``head``-th score, so that the first hits are the same however deep
+    the lists go (a caller asking for 100 hits gets lists 300 deep); a list shorter than
+    that is scaled from 0 instead (BM25's score of a row without the words, and a cosine
+    similarity of no likeness), so that its last item, still a match, is not counted as
+    none. Items scoring alike (past every list's head, say) keep their order by rank
+    fusion (``fuse`` with ``k``)."""
+    scores: dict[tuple[str, object], float] = {}
+    first_seen: dict[tuple[str, object], Candidate] = {}
+    for ranking, weight in rankings:
+        values = [c.value for c in ranking[:head] if math.isfinite(c.value)]
+        if not values:
+            continue
+        best = max(values)
+        floor = min(values) if len(ranking) >= head else min(0.0, min(values))
+        span = best - floor
+        for candidate in ranking:
+            key = (candidate.kind, candidate.id)
+            value = candidate.value if math.isfinite(candidate.value) else floor
+            scaled = (value - floor) / span if span > 0 else 1.0
+            scores[key] = scores.get(key, 0.0) + weight * min(1.0, max(0.0, scaled))
+            first_seen.setdefault(key, candidate)
+    # Ties: within the heads by rank fusion of the heads, then by which list and rank
+    # found the item first (neither depends on how deep the lists go); past every head,
+    # by rank fusion of the whole lists.
+    heads = [(ranking[:head], weight) for ranking, weight in rankings]
+    in_heads = _rank_scores(*heads, k=k)
+    overall = _rank_scores(*rankings, k=k)
+    found_at: dict[tuple[str, object], int] = {}
+    for ranking, _ in heads:
+        for candidate in ranking:
+            found_at.setdefault((candidate.kind, candidate.id), len(found_at))
+
+    def order(item: tuple[tuple[str, object], float]) -> tuple[float, float, float, int]:
+        key, score = item
+        if key in found_at:
+            return (-score, -in_heads[key], 0.0, found_at[key])
+        return (-score, 0.0, -overall[key], 0)
+
+    return [(first_seen[key], score) for key, score in sorted(scores.items(), key=order)]
+
+
+def _rank_scores(
+    *rankings: tuple[Sequence[Candidate], float], k: int
+) -> dict[tuple[str, object], float]:
+    return {(c.kind, c.id): score for c, score in fuse(*rankings, k=k)}
+
+
+# How the rankings are fused, chosen on the tuning half of the quality corpus (mean of
+# recall@5 and @10: 0.747 for these normalised scores, 0.724 for the best rank fusion,
+# 0.633 for equal weights and k = 60) and reported on its test half
+# (bench/bench_quality.py, which says why lists stay 30 deep). Vectors lead on chat
+# memory there; BM25 of the turn alone and, nearly as much as vectors, of its window add
+# what the words carry that MiniLM misses (a detail told in reply to a question about the
+# topic: the corpus's in-thread questions); the turns said in a period the question names
+# weigh most of all, for the questions that name one. Scores rather than ranks: a
+# question whose words match one turn far better than the rest is answered by that turn
+# even when the vectors, close to many, rank it low.
+FUSION = Fusion(vector=1.0, turns=0.25, windows=0.75, min_depth=30, period=2.0, method="scores")
