@@ -11,7 +11,7 @@ from django.db import transaction
 from apps.accounts.models import MemoryMode
 from apps.chat.models import Message
 from apps.claims.models import ClaimOrigin, ClaimStatus
-from apps.core.jobs import queue_task
+from apps.core.work import durable, work_add
 
 from .claim_extraction import EXTRACT_SYSTEM, Candidate, parse_llm_candidates, rule_based_candidates
 from .pipeline.dedupe import claim_add_or_reinforce
@@ -20,11 +20,10 @@ logger = logging.getLogger(__name__)
 
 
 def extraction_enqueue(*, user_message_id: object, assistant_message_id: object) -> None:
-    queue_task(
-        "apps.chat.tasks.extract_memories",
-        str(user_message_id),
-        str(assistant_message_id),
-        task_name=f"extract-{user_message_id}",
+    """Owe the extraction, in the transaction that saves the answer."""
+    work_add(
+        task="apps.chat.tasks.extract_memories",
+        args=[str(user_message_id), str(assistant_message_id)],
     )
 
 
@@ -55,6 +54,7 @@ def _candidates(user_message: Message, assistant_message: Message) -> list[Candi
         return rule_based_candidates(user_message.content)
 
 
+@durable(max_attempts=3)
 def extract_memories(user_message_id: str, assistant_message_id: str) -> int:
     """Returns the number of claims created; reinforcements of known ones are not counted."""
     user_message = (

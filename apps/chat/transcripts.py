@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils import timezone
 
-from apps.core.jobs import queue_task
+from apps.core.work import work_add
 from apps.projects.models import Project
 
 from .models import Conversation, Message
@@ -36,7 +36,7 @@ def transcript_import(
     *, user: User, project: Project | None, title: str, turns: Sequence[TranscriptTurn]
 ) -> tuple[Conversation, list[uuid.UUID]]:
     """Create the conversation and its messages in order (one insert), keep the given
-    times, and enqueue every message for indexing once committed. Facts and memories are
+    times, and owe the indexing of every message. Facts and memories are
     not extracted: a transcript is a record, not the user talking to Cairn now."""
     conversation = conversation_create(
         user=user, project=project, title=title or "Imported conversation"
@@ -64,20 +64,12 @@ def transcript_import(
     last = max((t.created_at for t in turns if t.created_at), default=now)
     Conversation.objects.filter(pk=conversation.pk).update(updated_at=max(last, now))
     ids = [message.pk for message in messages]
-    transaction.on_commit(lambda: _index_all(ids))
+    # One task for the whole transcript, owed in this transaction: its messages are
+    # embedded as one batch, then marked "indexed" (until then "pending").
+    work_add(
+        task="apps.chat.exports.tasks.imported_messages_index",
+        args=[[str(message_id) for message_id in ids]],
+        group=f"transcript:{conversation.pk}",
+        user_id=user.pk,
+    )
     return conversation, ids
-
-
-def _index_all(message_ids: list[uuid.UUID]) -> None:
-    """One task for the whole transcript: its messages are embedded as one batch, then
-    marked "indexed" (until then "pending")."""
-    try:
-        queue_task(
-            "apps.chat.exports.tasks.imported_messages_index",
-            [str(message_id) for message_id in message_ids],
-            task_name=f"index {len(message_ids)} imported messages",
-        )
-    except Exception as error:  # a broker that is down leaves them pending, and says so
-        logger.exception("could not queue the indexing of an imported transcript")
-        reason = f"failed: {error.__class__.__name__}"[:20]
-        Message.objects.filter(pk__in=message_ids).update(index_status=reason)

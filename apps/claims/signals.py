@@ -2,5 +2,6 @@
 
 from django.dispatch import Signal
 
-# Sent after commit with ``claim_ids`` whenever claims' embedded text changed.
+# Sent inside the writing transaction with ``claim_ids`` whenever claims' embedded text
+# changed: a receiver's writes (the work it owes) commit or roll back with the claims.
 claims_content_changed = Signal()

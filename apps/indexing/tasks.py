@@ -1,17 +1,19 @@
-"""django-q2 tasks: take ids, reload the rows, call a service, and never raise.
-
-A failure is logged and recorded, and the task schedules its own next attempt with back-off
-(``services.queue``); after the last attempt the documents concerned are marked failed
-with the error. Every service below is idempotent, so a re-delivered or retried task is
-harmless.
+"""The indexing app's background work, run by the ledger (apps/core/work.py): each task
+takes ids, reloads the rows and calls a service. A failure raises: the ledger records it,
+retries with back-off and, after the last attempt, calls the task's ``on_give_up``, which
+marks the documents concerned failed with the error. Every service below is idempotent, so
+work taken again after its worker died is harmless.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 from django.conf import settings
+
+from apps.core.work import durable
 
 from .models import SourceStatus
 from .services import (
@@ -24,28 +26,20 @@ from .services import (
 from .services.documents import IndexRun, documents_mark_failed, documents_mark_retrying
 from .services.postings import PackingAbandoned, postings_pack, postings_pack_due
 from .services.progress import source_status_set
-from .services.queue import DOCUMENTS_PER_TASK, enqueue_documents, schedule_retry
+from .services.queue import enqueue_documents
 
 logger = logging.getLogger(__name__)
 
-DEADLINE_SHARE = 0.5
+DEADLINE_SHARE = 0.25
 """A task stops taking new documents after this share of the django-q2 timeout and queues
-the rest, so it is never killed for running long."""
+the rest: the ledger's wake-up task that runs it gives itself half the timeout, so one long
+indexing task never gets it killed."""
 
 
-def _describe(error: Exception) -> str:
-    return f"{error.__class__.__name__}: {error}"[:500]
-
-
+@durable(max_attempts=5)
 def index_message(message_id: str, attempt: int = 1) -> str:
-    try:
-        count = message_index(message_id=message_id)
-    except Exception as error:  # recorded and retried; a task must not raise
-        logger.exception("indexing message %s failed (attempt %d)", message_id, attempt)
-        if schedule_retry("index_message", message_id, attempt=attempt):
-            return f"retrying: {_describe(error)}"
-        return f"failed: {_describe(error)}"
-    return f"{count} chunks"
+    # ``attempt``: tasks queued through django-q2 before the ledger still carry it.
+    return f"{message_index(message_id=message_id)} chunks"
 
 
 def _deadline() -> float:
@@ -54,26 +48,24 @@ def _deadline() -> float:
     return time.monotonic() + timeout * DEADLINE_SHARE
 
 
+def _documents_retrying(args: list[Any], reason: str, attempt: int) -> None:
+    documents_mark_retrying(document_ids=args[0], error=reason, attempt=attempt)
+
+
+def _documents_given_up(args: list[Any], reason: str, attempts: int) -> None:
+    documents_mark_failed(document_ids=args[0], error=f"indexing failed {attempts} times: {reason}")
+
+
+@durable(max_attempts=4, on_retry=_documents_retrying, on_give_up=_documents_given_up)
 def index_documents(document_ids: list[str], force: bool = False, attempt: int = 1) -> str:
-    return _index_documents(document_ids, force=force, attempt=attempt, deadline=_deadline())
+    return _index_documents(document_ids, force=force, deadline=_deadline())
 
 
-def _index_documents(document_ids: list[str], *, force: bool, attempt: int, deadline: float) -> str:
+def _index_documents(document_ids: list[str], *, force: bool, deadline: float) -> str:
+    """Documents finished before a failure keep their outcome (the retry finds them
+    unchanged); only those still waiting are marked as retrying or failed."""
     run = IndexRun()
-    try:
-        documents_index(document_ids=document_ids, force=force, deadline=deadline, run=run)
-    except Exception as error:  # recorded per document, retried with back-off
-        logger.exception("indexing documents %s failed (attempt %d)", document_ids, attempt)
-        reason = _describe(error)
-        # Documents finished before the failure keep their outcome.
-        unfinished = [str(pk) for pk in document_ids if str(pk) not in run.finished]
-        if schedule_retry("index_documents", unfinished, force, attempt=attempt):
-            documents_mark_retrying(document_ids=unfinished, error=reason, attempt=attempt)
-            return f"retrying: {reason}"
-        documents_mark_failed(
-            document_ids=unfinished, error=f"indexing failed {attempt} times: {reason}"
-        )
-        return f"failed: {reason}"
+    documents_index(document_ids=document_ids, force=force, deadline=deadline, run=run)
     if run.remaining:
         enqueue_documents(run.remaining, force=force)
     return (
@@ -84,50 +76,45 @@ def _index_documents(document_ids: list[str], *, force: bool, attempt: int, dead
 
 
 def index_document(document_id: str, force: bool = False, attempt: int = 1) -> str:
-    return index_documents([document_id], force, attempt)
+    return index_documents([document_id], force)
 
 
+def _scan_failed(args: list[Any], reason: str, attempt: int) -> None:
+    source_status_set(
+        source_id=args[0],
+        status=SourceStatus.FAILED,
+        error=f"scan attempt {attempt} failed: {reason}; it will be retried",
+    )
+
+
+def _scan_given_up(args: list[Any], reason: str, attempts: int) -> None:
+    source_status_set(
+        source_id=args[0],
+        status=SourceStatus.FAILED,
+        error=f"scan failed {attempts} times: {reason}",
+    )
+
+
+@durable(max_attempts=4, on_retry=_scan_failed, on_give_up=_scan_given_up)
 def scan_folder_source(source_id: str, attempt: int = 1) -> str:
-    deadline = _deadline()  # for the documents indexed here, after the scan
+    # The documents to index are owed in the scan's own transaction; this worker's loop
+    # (``work_run_due``) takes the first batch next, with no wait on the queue.
     try:
-        # The first task's worth of documents is indexed right here, once the rest are
-        # queued: this worker is free, and through the queue they would wait for a worker
-        # to poll it (up to half a second with the ORM broker) while it sat idle.
-        result = source_scan_run(source_id=source_id, leave_first=DOCUMENTS_PER_TASK)
+        result = source_scan_run(source_id=source_id)
     except FolderUnavailable as error:  # recorded on the source; a rescan tries again
         return f"failed: {error}"
-    except Exception as error:  # recorded on the source, retried with back-off
-        logger.exception("scanning source %s failed (attempt %d)", source_id, attempt)
-        reason = _describe(error)
-        retrying = schedule_retry("scan_folder_source", source_id, attempt=attempt)
-        message = f"scan attempt {attempt} failed: {reason}" + (
-            "; it will be retried" if retrying else ""
-        )
-        source_status_set(source_id=source_id, status=SourceStatus.FAILED, error=message)
-        return message
     if result is None:
         return "source gone"
-    summary = (
+    return (
         f"{result.found} files: {result.new} new, {result.changed} changed, "
         f"{result.retried} retried, {result.unchanged} unchanged, {result.removed} removed, "
         f"{len(result.refused)} refused"
     )
-    first = result.to_index[:DOCUMENTS_PER_TASK]
-    if first:
-        outcome = _index_documents(first, force=False, attempt=1, deadline=deadline)
-        summary += f"; first {len(first)}: {outcome}"
-    return summary
 
 
+@durable(max_attempts=5)
 def embed_claims(claim_ids: list[str], attempt: int = 1) -> str:
-    try:
-        count = claims_embed(claim_ids=claim_ids)
-    except Exception as error:  # retried with back-off; claims keep their old vectors
-        logger.exception("embedding claims failed (attempt %d)", attempt)
-        if schedule_retry("embed_claims", claim_ids, attempt=attempt):
-            return f"retrying: {_describe(error)}"
-        return f"failed: {_describe(error)}"
-    return f"{count} claims embedded"
+    return f"{claims_embed(claim_ids=claim_ids)} claims embedded"
 
 
 def pack_postings(user_id: int) -> str:
@@ -143,7 +130,7 @@ def pack_postings(user_id: int) -> str:
         return f"abandoned: {error}"
     except Exception as error:  # the next write that finds packing due queues it again
         logger.exception("packing the postings of user %s failed", user_id)
-        return f"failed: {_describe(error)}"
+        return f"failed: {error.__class__.__name__}: {error}"[:300]
     if packed is None:
         return "a packing of this user is under way"
     return (

@@ -171,6 +171,10 @@ Q_CLUSTER: dict[str, object] = {
     "catch_up": False,
     "label": "Jobs",
 }
+# The ledger of work (apps/core/work.py): a worker holds a piece of work for this long
+# past its last renewal (it renews every third of it while it lives); work of a worker
+# that died is taken again once its lease runs out.
+CAIRN_WORK_LEASE_SECONDS = env.float("CAIRN_WORK_LEASE_SECONDS", default=60)
 if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL
 else:

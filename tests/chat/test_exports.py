@@ -19,6 +19,7 @@ from apps.accounts.models import User
 from apps.chat.exports.parse import ExportError, read_export
 from apps.chat.models import ChatImport, Conversation, Message
 from apps.claims.models import Claim, ClaimStatus
+from apps.core.models import Work
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fake_provider")]
 from tests.indexing.conftest import fake_provider  # noqa: E402, F401 - fixture
@@ -366,11 +367,6 @@ def test_a_large_export_is_stored_a_batch_per_task(
     from apps.chat.exports import tasks
 
     monkeypatch.setattr(tasks, "CONVERSATIONS_PER_TASK", 1)
-    queued: list[tuple[Any, ...]] = []
-    real_queue = tasks.queue_task
-    monkeypatch.setattr(
-        tasks, "queue_task", lambda *a, **k: (queued.append(a), real_queue(*a, **k))
-    )
     with django_capture_on_commit_callbacks(execute=True):
         accepted = _upload(token_client, zipped(chatgpt_export()), "export.zip")
 
@@ -380,7 +376,16 @@ def test_a_large_export_is_stored_a_batch_per_task(
         2,
         4,
     )
-    assert [call[0] for call in queued].count("apps.chat.exports.tasks.chat_import_run") == 1
+    # One storing task a conversation, each owing the indexing of what it stored, all in
+    # the import's group (the second conversation holds no message of its own)
+    work = Work.objects.filter(group=f"import:{accepted.json()['id']}").order_by("id")
+    assert [(row.task.rsplit(".", 1)[1], row.state) for row in work] == [
+        ("chat_import_run", "done"),
+        ("chat_import_index", "done"),
+        ("chat_import_run", "done"),
+    ]
+    stored = Message.objects.filter(chat_import_id=accepted.json()["id"])
+    assert sorted(work[1].args[1]) == sorted(str(pk) for pk in stored.values_list("pk", flat=True))
 
 
 def test_a_transcript_import_says_when_it_is_searchable(

@@ -1,4 +1,5 @@
-"""django-q2 tasks: folder scans, retries, continuation, failures recorded, never raised."""
+"""The indexing tasks, run by the ledger of work: folder scans, retries with back-off,
+continuation, failures recorded where the user sees them."""
 
 from __future__ import annotations
 
@@ -6,14 +7,15 @@ import os
 from pathlib import Path
 
 import pytest
-from django_q.models import Schedule
+from django.db.models import F
 
 from apps.accounts.models import User
 from apps.indexing import tasks
 from apps.indexing.models import Chunk, Document, DocumentStatus, Source, SourceStatus
 from apps.indexing.services import folder_scan, source_create_folder
 from apps.indexing.services.folders import glob_matches
-from apps.indexing.services.queue import MAX_ATTEMPTS
+from apps.core.models import Work, WorkState
+from apps.core.work import work_add, work_run_due
 from apps.projects.models import Project
 from tests.indexing.conftest import Committed
 from tests.indexing.fakes import HashEmbeddingProvider
@@ -41,20 +43,6 @@ def source(user: User, project: Project, folder: Path, settings: object) -> Sour
     )
 
 
-Queued = list[tuple[str, tuple[object, ...]]]
-
-
-@pytest.fixture
-def queued(monkeypatch: pytest.MonkeyPatch) -> Queued:
-    """The tasks queued on commit, as ``(name, args)``, recorded instead of run."""
-    recorded: Queued = []
-    monkeypatch.setattr(
-        "apps.indexing.services.queue.enqueue_on_commit",
-        lambda name, *args, **options: recorded.append((name, args)),
-    )
-    return recorded
-
-
 def scan(source: Source, committed: Committed) -> str:
     with committed():
         return tasks.scan_folder_source(str(source.pk))
@@ -75,50 +63,28 @@ def test_scan_indexes_the_folder_by_its_globs(
     assert (source.status, source.progress_done, source.progress_total) == ("ready", 2, 2)
 
 
-def test_a_scan_indexes_its_first_documents_itself_and_queues_the_rest(
+def test_a_scan_owes_its_documents_in_tasks_that_the_ledger_runs(
     source: Source,
     fake_provider: HashEmbeddingProvider,
     monkeypatch: pytest.MonkeyPatch,
     committed: Committed,
-    queued: Queued,
 ) -> None:
     # Given tasks of one document
-    monkeypatch.setattr(tasks, "DOCUMENTS_PER_TASK", 1)
+    monkeypatch.setattr("apps.indexing.services.queue.DOCUMENTS_PER_TASK", 1)
 
     # When the scan task runs
-    summary = scan(source, committed)
+    scan(source, committed)
 
-    # Then it indexed one document itself and queued the other, not both
-    assert summary.startswith("2 files: 2 new")
-    assert summary.endswith(
-        "first 1: 1 indexed (1 chunks), 0 unchanged, 0 skipped, 0 failed, 0 queued again"
-    )
-    statuses = paths(source)
-    assert sorted(statuses.values()) == ["indexed", "pending"]
-    [waiting] = [path for path, status in statuses.items() if status == "pending"]
-    waiting_id = str(Document.objects.get(source=source, path=waiting).pk)
-    assert queued == [("index_documents", ([waiting_id], False))]
-    source.refresh_from_db()
-    assert (source.status, source.progress_done, source.progress_total) == ("indexing", 1, 2)
+    # Then each document was a piece of work of its own, each done
+    work = Work.objects.filter(task="apps.indexing.tasks.index_documents")
+    assert sorted(len(row.args[0]) for row in work) == [1, 1]
+    assert {row.state for row in work} == {WorkState.DONE}
+    assert paths(source) == {"a.md": "indexed", "sub/b.txt": "indexed"}
 
 
-def test_the_documents_a_scan_indexes_itself_keep_the_scan_task_s_deadline(
-    source: Source,
-    fake_provider: HashEmbeddingProvider,
-    monkeypatch: pytest.MonkeyPatch,
-    committed: Committed,
-    queued: Queued,
-) -> None:
-    # Given a deadline that passed as soon as the scan task started
-    monkeypatch.setattr(tasks, "DEADLINE_SHARE", -1.0)
-
-    # When the scan task runs, both documents being its own to index
-    summary = scan(source, committed)
-
-    # Then it indexed one (a task always makes progress) and queued the other again
-    assert summary.endswith("1 queued again")
-    assert sorted(paths(source).values()) == ["indexed", "pending"]
-    assert [name for name, _ in queued] == ["index_documents"]
+def make_due(task: str) -> None:
+    """The back-off is over: the waiting row is due now."""
+    Work.objects.filter(task=task, state=WorkState.DUE).update(due_at=F("created_at"))
 
 
 def test_unchanged_files_are_not_read_again(
@@ -248,14 +214,20 @@ def test_failing_batch_is_retried_with_back_off_then_marked_failed(
     document = Document.objects.get(source=source, path="a.md")
     assert document.attempts == 1
     assert "model crashed" in document.error
-    retry = Schedule.objects.get(func="apps.indexing.tasks.index_documents")
-    assert "'attempt': 2" in str(retry.kwargs)
+    [row] = Work.objects.filter(task="apps.indexing.tasks.index_documents")
+    assert (row.state, row.attempts) == (WorkState.DUE, 1)
+    assert row.due_at > row.created_at  # backed off, not due at once
+    assert "model crashed" in row.error
 
-    ids = [str(pk) for pk in Document.objects.values_list("pk", flat=True)]
-    result = tasks.index_documents(ids, attempt=MAX_ATTEMPTS)
+    # Each retry fails the same way, until the last
+    for _ in range(3):
+        make_due("apps.indexing.tasks.index_documents")
+        work_run_due()
 
-    assert result.startswith("failed: RuntimeError: model crashed")
+    row.refresh_from_db()
+    assert (row.state, row.attempts) == (WorkState.FAILED, 4)
     assert set(paths(source).values()) == {"failed"}
+    assert "failed 4 times: RuntimeError: model crashed" in Document.objects.first().error
     source.refresh_from_db()
     assert source.status == SourceStatus.READY  # the run is over, with its failures shown
 
@@ -279,16 +251,25 @@ def test_a_task_past_its_deadline_queues_the_rest(
 
 
 def test_index_message_task_retries_on_failure(
-    fake_provider: HashEmbeddingProvider, monkeypatch: pytest.MonkeyPatch
+    fake_provider: HashEmbeddingProvider, monkeypatch: pytest.MonkeyPatch, committed: Committed
 ) -> None:
     def broken(**kwargs: object) -> int:
         raise ConnectionError("database went away")
 
     monkeypatch.setattr(tasks, "message_index", broken)
+    message_id = "0b4bd4a4-6a5c-4a44-a5f5-1a2b3c4d5e6f"
 
-    assert tasks.index_message("0b4bd4a4-6a5c-4a44-a5f5-1a2b3c4d5e6f").startswith("retrying")
-    assert Schedule.objects.filter(func="apps.indexing.tasks.index_message").count() == 1
-    assert tasks.index_message("x", attempt=MAX_ATTEMPTS).startswith("failed")
+    with committed():
+        work_add(task="apps.indexing.tasks.index_message", args=[message_id])
+
+    row = Work.objects.get(task="apps.indexing.tasks.index_message")
+    assert (row.state, row.attempts) == (WorkState.DUE, 1)
+    assert row.error.startswith("ConnectionError: database went away")
+    for _ in range(4):
+        make_due("apps.indexing.tasks.index_message")
+        work_run_due()
+    row.refresh_from_db()
+    assert (row.state, row.attempts) == (WorkState.FAILED, 5)
 
 
 def test_gone_rows_are_not_errors(fake_provider: HashEmbeddingProvider) -> None:
@@ -320,7 +301,14 @@ def test_documents_finished_before_a_failure_keep_their_outcome(
     scan(source, committed)
 
     assert paths(source) == {"a.md": "indexed", "sub/b.txt": "pending"}
-    retry = Schedule.objects.get(func="apps.indexing.tasks.index_documents")
-    later = Document.objects.get(path="sub/b.txt")
-    assert str(later.pk) in retry.args
-    assert str(Document.objects.get(path="a.md").pk) not in (retry.args)
+    assert "model crashed" in Document.objects.get(path="sub/b.txt").error
+    assert Document.objects.get(path="a.md").error == ""
+
+    # When the retry runs (the model fails only once)
+    make_due("apps.indexing.tasks.index_documents")
+    work_run_due()
+
+    # Then the other is indexed too, and the first was not embedded again
+    assert paths(source) == {"a.md": "indexed", "sub/b.txt": "indexed"}
+    assert len(calls) == 3
+    assert "volcanoes" in calls[-1][0]

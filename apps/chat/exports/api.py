@@ -17,7 +17,12 @@ from apps.projects.selectors import project_list
 from apps.projects.services import project_ensure_personal
 
 from .selectors import chat_import_get, chat_import_list
-from .store import chat_import_create
+from .store import (
+    FINISHED,
+    chat_import_create,
+    chat_import_settle,
+    chat_imports_settle_unfinished,
+)
 
 
 class ChatImportSerializer(serializers.ModelSerializer):
@@ -84,10 +89,17 @@ class ChatImportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     queryset = ChatImport.objects.none()
 
     def get_queryset(self) -> Any:
-        return chat_import_list(user=current_user(self.request))
+        user = current_user(self.request)
+        chat_imports_settle_unfinished(user=user)
+        return chat_import_list(user=user)
 
     def get_object(self) -> ChatImport:
-        return chat_import_get(user=current_user(self.request), chat_import_id=self.kwargs["pk"])
+        chat_import = chat_import_get(
+            user=current_user(self.request), chat_import_id=self.kwargs["pk"]
+        )
+        if chat_import.status in FINISHED:
+            return chat_import
+        return chat_import_settle(chat_import_id=chat_import.pk) or chat_import
 
     @extend_schema(
         summary="Import a ChatGPT or Claude export in the background",

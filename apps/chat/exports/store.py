@@ -10,6 +10,7 @@ rest). Claims are extracted only when the user asked, and then wait for review.
 from __future__ import annotations
 
 import logging
+import uuid
 import zipfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -18,14 +19,14 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import Max
 from django.utils import timezone
 
 from apps.chat.claim_extraction import rule_based_candidates
 from apps.chat.models import ChatImport, Conversation, Message
 from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.claims.models import ClaimOrigin, ClaimStatus
-from apps.core.jobs import queue_task
+from apps.core.work import work_add, work_group_state
 from apps.projects.models import Project
 
 from .parse import ExportConversation, ExportError, read_export
@@ -46,6 +47,17 @@ class StoredConversation:
     new_message_ids: list[str]
 
 
+RUN_TASK = "apps.chat.exports.tasks.chat_import_run"
+INDEX_TASK = "apps.chat.exports.tasks.chat_import_index"
+FINISHED = (ChatImport.Status.DONE, ChatImport.Status.FAILED)
+
+
+def chat_import_group(chat_import_id: object) -> str:
+    """The ledger's group of an import's work, whose state is the import's status."""
+    return f"import:{chat_import_id}"
+
+
+@transaction.atomic
 def chat_import_create(
     *,
     user: User,
@@ -70,15 +82,16 @@ def chat_import_create(
         file_name=(upload.name or "export")[:200],
         extract_claims=extract_claims,
     )
-    if not queue:
-        return chat_import
-    transaction.on_commit(
-        lambda: queue_task(
-            "apps.chat.exports.tasks.chat_import_run",
-            str(chat_import.pk),
-            task_name=f"import-{chat_import.pk}",
+    if queue:
+        # Owed in the same transaction as the row: an import is never left waiting for a
+        # task the queue lost.
+        work_add(
+            task=RUN_TASK,
+            args=[str(chat_import.pk), 0],
+            key=f"{chat_import.pk}:0",
+            group=chat_import_group(chat_import.pk),
+            user_id=user.pk,
         )
-    )
     return chat_import
 
 
@@ -174,27 +187,73 @@ def _suggest_claims(chat_import: ChatImport, messages: list[Message]) -> None:
             )
 
 
-def chat_import_progress(
-    *,
-    chat_import_id: str,
-    conversations_done: int = 0,
-    conversations_created: int = 0,
-    messages_stored: int = 0,
-    messages_indexed: int = 0,
-) -> None:
-    """Add to the import's counters (an UPDATE of its own, visible to the page at once)."""
-    ChatImport.objects.filter(pk=chat_import_id).update(
-        conversations_done=F("conversations_done") + conversations_done,
-        conversations_created=F("conversations_created") + conversations_created,
-        messages_stored=F("messages_stored") + messages_stored,
-        messages_total=F("messages_total") + messages_stored,
-        messages_indexed=F("messages_indexed") + messages_indexed,
+def chat_import_index_enqueue(*, chat_import_id: str, message_ids: list[str]) -> None:
+    """Owe the indexing of these newly stored messages, in the transaction storing them."""
+    work_add(
+        task=INDEX_TASK,
+        args=[str(chat_import_id), message_ids],
+        key=f"{chat_import_id}:{message_ids[0]}",
+        group=chat_import_group(chat_import_id),
     )
 
 
-def chat_import_finish_if_indexed(*, chat_import_id: str) -> None:
-    ChatImport.objects.filter(
-        pk=chat_import_id,
-        status=ChatImport.Status.INDEXING,
-        messages_indexed__gte=F("messages_total"),
-    ).update(status=ChatImport.Status.DONE, finished_at=timezone.now())
+def chat_import_settle(*, chat_import_id: uuid.UUID | str) -> ChatImport | None:
+    """Write what the import's row says from what is true: its work in the ledger and its
+    messages. "Searchable" only when no work is owed, none failed and every message it
+    stored is indexed; messages left unindexed with nothing owed for them (work lost
+    before the ledger existed) are owed again here."""
+    chat_import = ChatImport.objects.filter(pk=chat_import_id).first()
+    if chat_import is None:
+        return None
+    group = chat_import_group(chat_import.pk)
+    storing = work_group_state(group=group, task=RUN_TASK)
+    indexing = work_group_state(group=group, task=INDEX_TASK)
+    messages = Message.objects.filter(chat_import=chat_import)
+    stored = messages.count()
+    pending = [
+        str(pk) for pk in messages.exclude(index_status="indexed").values_list("pk", flat=True)
+    ]
+    fields: dict[str, object] = {
+        "messages_stored": stored,
+        "messages_total": stored,
+        "messages_indexed": stored - len(pending),
+        "error": "",
+        "finished_at": None,
+    }
+    if storing.open:
+        started = chat_import.status != ChatImport.Status.QUEUED
+        fields["status"] = ChatImport.Status.STORING if started else ChatImport.Status.QUEUED
+    elif indexing.open:
+        fields["status"] = ChatImport.Status.INDEXING
+    elif storing.failed or indexing.failed:
+        fields.update(
+            status=ChatImport.Status.FAILED,
+            error=storing.error or indexing.error,
+            finished_at=timezone.now(),
+        )
+    elif storing.total == 0:
+        return chat_import  # not run through the ledger (a command imports in its process)
+    elif pending:
+        with transaction.atomic():
+            for first in range(0, len(pending), 256):
+                chat_import_index_enqueue(
+                    chat_import_id=str(chat_import.pk), message_ids=pending[first : first + 256]
+                )
+        fields["status"] = ChatImport.Status.INDEXING
+    else:
+        fields.update(status=ChatImport.Status.DONE, finished_at=timezone.now())
+    ChatImport.objects.filter(pk=chat_import.pk).update(**fields)
+    chat_import.refresh_from_db()
+    return chat_import
+
+
+def chat_imports_settle_unfinished(*, user: User) -> None:
+    """Before a page or the API lists a user's imports: any still under way is read again
+    from the ledger (a worker that died between finishing its work and writing the row
+    leaves nothing stale)."""
+    for pk in (
+        ChatImport.objects.filter(user=user)
+        .exclude(status__in=FINISHED)
+        .values_list("pk", flat=True)
+    ):
+        chat_import_settle(chat_import_id=pk)

@@ -15,7 +15,7 @@ from apps.projects.services import project_ensure_personal
 
 from .api import chat_import_progress_ratio
 from .selectors import chat_import_list
-from .store import chat_import_create
+from .store import chat_import_create, chat_imports_settle_unfinished
 
 
 class ImportForm(forms.Form):
@@ -55,6 +55,7 @@ def imports_page(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"Importing {chat_import.file_name} in the background.")
             return redirect("chat:imports")
+    chat_imports_settle_unfinished(user=user)
     imports = [
         (item, int(chat_import_progress_ratio(item) * 100))
         for item in chat_import_list(user=user)[:50]

@@ -18,6 +18,7 @@ from apps.chat.models import Message
 from apps.chat.pipeline.distill_align import ReviewFinding, align_answer
 from apps.chat.pipeline.sources import Renumbered, renumbered
 from apps.chat.services import message_append
+from apps.chat.tasks import extraction_enqueue
 from apps.indexing import services as indexing_services
 
 from .stream import StreamOutcome
@@ -112,25 +113,16 @@ def save_answer(prepared: PreparedTurn, outcome: StreamOutcome, checked: Review)
             },
         )
         if outcome.status in (Message.Status.COMPLETE, Message.Status.PARTIAL):
-            user_message_id = prepared.user_message.id
-            transaction.on_commit(lambda: _schedule_extraction(user_message_id, message.id))
+            # Step 12, owed with the answer: memory extraction runs in the background, per
+            # the user's memory mode.
+            extraction_enqueue(
+                user_message_id=prepared.user_message.id, assistant_message_id=message.id
+            )
         if outcome.status == Message.Status.COMPLETE and checked.answer.strip():
             # Cairn's own answers are memory too ("what did you tell me about X?"); a failed
             # or stopped one is not evidence and is never indexed (issue 17).
             indexing_services.message_index_enqueue(message_id=message.pk)
     return message
-
-
-def _schedule_extraction(user_message_id: object, assistant_message_id: object) -> None:
-    """Step 12: memory extraction runs in the background, per the user's memory mode."""
-    from apps.chat.tasks import extraction_enqueue
-
-    try:
-        extraction_enqueue(
-            user_message_id=user_message_id, assistant_message_id=assistant_message_id
-        )
-    except Exception:  # the answer is saved; a missed extraction is only a missed hint
-        logger.exception("could not enqueue memory extraction")
 
 
 async def finish_turn(

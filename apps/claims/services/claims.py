@@ -68,8 +68,9 @@ def create_with_friendly_id(
 
 
 def _content_changed(claim_ids: Sequence[Any]) -> None:
-    ids = list(claim_ids)
-    transaction.on_commit(lambda: claims_content_changed.send(sender=Claim, claim_ids=ids))
+    # Sent inside the caller's transaction: the embedding owed is written with the claim
+    # (the ledger of work, apps/core/work.py), so a crash after the commit loses nothing.
+    claims_content_changed.send(sender=Claim, claim_ids=list(claim_ids))
 
 
 @transaction.atomic

@@ -5,6 +5,7 @@ from .claims import claims_embed
 from .documents import IndexRun, documents_index
 from .folders import FolderUnavailable, ScanResult, folder_scan
 from .messages import (
+    ACCEPTED,
     message_chunks_set_archived,
     message_index,
     message_index_enqueue,
@@ -24,6 +25,7 @@ from .sources import (
 from .uploads import UploadResult, documents_upload, upload_name_clean
 
 __all__ = [
+    "ACCEPTED",
     "FolderUnavailable",
     "IndexRun",
     "ScanResult",

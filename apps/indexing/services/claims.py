@@ -14,17 +14,17 @@ from typing import Any
 from apps.claims.models import Claim
 
 from ..embeddings import EmbeddingProvider, get_embedding_provider
-from .queue import enqueue_on_commit
+from .queue import enqueue
 
 BATCH = 256
 
 
 def claims_content_changed_receiver(sender: Any, claim_ids: Sequence[Any], **kwargs: Any) -> None:
-    """``claims_content_changed`` (sent after commit): embed these claims in the background."""
+    """``claims_content_changed`` (inside the writing transaction): embed these claims in
+    the background."""
     ids = [str(claim_id) for claim_id in claim_ids]
     for first in range(0, len(ids), BATCH):
-        batch = ids[first : first + BATCH]
-        enqueue_on_commit("embed_claims", batch, label=f"embed {len(batch)} claims")
+        enqueue("embed_claims", ids[first : first + BATCH])
 
 
 def claims_embed(

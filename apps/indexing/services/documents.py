@@ -266,9 +266,13 @@ def _file_error(error: Exception) -> str:
     return f"the file cannot be read ({error.__class__.__name__}: {error})"
 
 
+UNFINISHED = (DocumentStatus.PENDING, DocumentStatus.INDEXING)
+
+
 def documents_mark_failed(*, document_ids: Sequence[uuid.UUID | str], error: str) -> None:
-    """Out of attempts: these documents failed, and count as done in their source's run."""
-    documents = list(Document.objects.filter(pk__in=list(document_ids)))
+    """Out of attempts: those of these documents not yet finished failed, and count as
+    done in their source's run (those finished before the failure keep their outcome)."""
+    documents = list(Document.objects.filter(pk__in=list(document_ids), status__in=UNFINISHED))
     for document in documents:
         _record_without_chunks(document, DocumentStatus.FAILED, error)
         source_document_finished(source_id=document.source_id)
@@ -277,7 +281,7 @@ def documents_mark_failed(*, document_ids: Sequence[uuid.UUID | str], error: str
 def documents_mark_retrying(
     *, document_ids: Sequence[uuid.UUID | str], error: str, attempt: int
 ) -> None:
-    Document.objects.filter(pk__in=list(document_ids)).update(
+    Document.objects.filter(pk__in=list(document_ids), status__in=UNFINISHED).update(
         status=DocumentStatus.PENDING,
         attempts=attempt,
         error=f"attempt {attempt} failed ({error}); it will be retried",

@@ -6,14 +6,14 @@ import logging
 import uuid
 from collections.abc import Sequence
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from ..chunking import chunk_message_text, message_window_context
 from ..embeddings import EmbeddingProvider, get_embedding_provider
 from ..models import Chunk
 from ..turns import TurnToIndex, turn_source
 from .postings import postings_pack_if_due
-from .queue import enqueue_now
+from .queue import enqueue
 
 logger = logging.getLogger(__name__)
 
@@ -21,34 +21,12 @@ ACCEPTED = "accepted"
 
 
 def message_index_enqueue(*, message_id: uuid.UUID) -> str:
-    """Queue the chat message ``message_id`` for indexing: ``"accepted"`` or
-    ``"failed: <reason>"``. Never raises: a broker that is down must not fail a chat turn.
-
-    Inside a transaction the job is handed over when it commits (the message row must be
-    visible to the worker); ``"accepted"`` then means accepted for hand-over, and a broker
-    failure at commit is logged."""
-    label = f"index message {message_id}"
-    try:
-        if connection.in_atomic_block:
-            transaction.on_commit(lambda: _enqueue_logged(str(message_id), label))
-        else:
-            enqueue_now("index_message", str(message_id), label=label)
-    except Exception as error:  # ORM or Redis broker errors alike; see the docstring
-        logger.exception("could not enqueue indexing of message %s", message_id)
-        return f"failed: {_reason(error)}"
+    """Owe the indexing of the chat message ``message_id``: a row of the ledger written in
+    the caller's transaction (the one that saves the message), so the message is owed its
+    indexing exactly when it is saved. Returns ``"accepted"``; a database that cannot take
+    the row raises, and the message's own transaction fails with it."""
+    enqueue("index_message", str(message_id))
     return ACCEPTED
-
-
-def _enqueue_logged(message_id: str, label: str) -> None:
-    try:
-        enqueue_now("index_message", message_id, label=label)
-    except Exception:  # on commit, after the chat turn's own writes: log, never raise
-        logger.exception("could not enqueue indexing of message %s", message_id)
-
-
-def _reason(error: Exception) -> str:
-    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
-    return f"{error.__class__.__name__}: {text}"[:200] if text else error.__class__.__name__
 
 
 def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | None = None) -> int:

@@ -29,7 +29,7 @@ from django.utils import timezone
 from ..lexical_triggers import USER_LOCK_SQL
 from ..models import LexicalCollection, PostingPackState, PostingStale
 from ..posting_triggers import LAST_CHUNK_ID_SQL, PACK_SQL
-from .queue import enqueue_on_commit
+from .queue import enqueue
 
 logger = logging.getLogger(__name__)
 
@@ -189,6 +189,7 @@ def postings_pack_due(*, user_id: int) -> bool:
 
 
 def postings_pack_if_due(*, user_id: int) -> None:
-    """Queue a packing of the user's postings once this transaction commits, when due."""
+    """Owe a packing of the user's postings, when due (asked again while one waits, it
+    adds nothing)."""
     if postings_pack_due(user_id=user_id):
-        enqueue_on_commit("pack_postings", user_id, label=f"pack postings of user {user_id}")
+        enqueue("pack_postings", user_id)

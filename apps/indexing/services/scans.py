@@ -19,16 +19,13 @@ def source_scan_run(
     *,
     source_id: uuid.UUID | str,
     inline: bool = False,
-    leave_first: int = 0,
     provider: EmbeddingProvider | None = None,
     on_document_done: DocumentDone | None = None,
     on_scanned: Callable[[ScanResult], None] | None = None,
 ) -> ScanResult | None:
     """Scan the folder and index its new and changed files: in background tasks, or here
-    and now when ``inline`` (the command line). With ``leave_first``, the first that many
-    of ``result.to_index`` are not queued: the caller indexes them itself (a scan task,
-    whose worker is free). None if the source is gone. A missing folder marks the source
-    failed, deletes nothing and raises ``FolderUnavailable``."""
+    and now when ``inline`` (the command line). None if the source is gone. A missing
+    folder marks the source failed, deletes nothing and raises ``FolderUnavailable``."""
     source = Source.objects.select_related("project").filter(pk=source_id).first()
     if source is None or source.kind != SourceKind.FOLDER:
         return None
@@ -42,7 +39,7 @@ def source_scan_run(
         Source.objects.filter(pk=source.pk).update(status=SourceStatus.IDLE)
         source_run_add(source_id=source.pk, count=len(result.to_index))
         if not inline:
-            enqueue_documents(result.to_index[leave_first:])
+            enqueue_documents(result.to_index)
     if on_scanned is not None:
         on_scanned(result)
     if inline and result.to_index:

@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from ..explain import reindex_refusal
 from ..models import Document, Source, SourceKind, SourceStatus
 from .progress import source_run_add, source_status_set
-from .queue import enqueue_documents, enqueue_on_commit
+from .queue import enqueue, enqueue_documents
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -120,7 +120,7 @@ def source_create_folder(
         status=SourceStatus.QUEUED,
     )
     if not trusted:
-        enqueue_on_commit("scan_folder_source", str(source.pk), label=f"scan {source.name}")
+        enqueue("scan_folder_source", str(source.pk))
     return source
 
 
@@ -131,7 +131,7 @@ def source_refresh(*, source: Source, user: User) -> None:
             raise PermissionDenied("Only staff can scan folders, under allowed folders.")
         folder_root_clean(source.root_path, roots=folder_roots())
         source_status_set(source_id=source.pk, status=SourceStatus.QUEUED)
-        enqueue_on_commit("scan_folder_source", str(source.pk), label=f"scan {source.name}")
+        enqueue("scan_folder_source", str(source.pk))
         return
     # A kind Cairn never reads keeps its "skipped" and its reason: indexing it again
     # cannot change anything, and it would only sit in the run as "waiting".

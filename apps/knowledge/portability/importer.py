@@ -66,9 +66,7 @@ def knowledge_import(*, user: User, document: Any) -> ImportReport:
         )
         ClaimCounter.objects.filter(user=user).update(last_number=last_number)
         new_claim_ids = list(ids["claims"].values())
-        transaction.on_commit(
-            lambda: claims_content_changed.send(sender=Claim, claim_ids=new_claim_ids)
-        )
+        claims_content_changed.send(sender=Claim, claim_ids=new_claim_ids)
     return ImportReport(
         claims=len(parsed.claims),
         contexts=len(parsed.contexts),

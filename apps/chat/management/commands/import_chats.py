@@ -6,6 +6,7 @@ upload limit): stored, then indexed, with the counts printed at the end.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.accounts.selectors import user_by_email
-from apps.chat.exports.store import chat_import_create
-from apps.chat.exports.tasks import chat_import_run
+from apps.chat.exports.store import chat_import_create, chat_import_group, chat_import_settle
 from apps.chat.models import ChatImport
+from apps.core.work import work_group_state, work_run_due
 from apps.projects.selectors import project_get
 from apps.projects.services import project_ensure_personal
 
@@ -51,12 +52,17 @@ class Command(BaseCommand):
                 project=project,
                 upload=upload,
                 extract_claims=options["extract_claims"],
-                queue=False,
             )
         except ValidationError as error:
             raise CommandError("; ".join(error.messages)) from error
-        chat_import_run(str(chat_import.pk), inline=True)
-        chat_import.refresh_from_db()
+        # This process works on the import's own work until none is owed (a running worker
+        # may take some of it meanwhile), then reads the outcome from the ledger.
+        group = chat_import_group(chat_import.pk)
+        while work_group_state(group=group).open:
+            if not work_run_due(group=group).startswith("0 "):
+                continue
+            time.sleep(0.5)  # the rest is held by a worker: wait for it
+        chat_import = chat_import_settle(chat_import_id=chat_import.pk) or chat_import
         if chat_import.status == ChatImport.Status.FAILED:
             raise CommandError(chat_import.error)
         self.stdout.write(
