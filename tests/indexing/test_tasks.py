@@ -10,12 +10,12 @@ import pytest
 from django.db.models import F
 
 from apps.accounts.models import User
+from apps.core.models import Work, WorkState
+from apps.core.work import work_add, work_run_due
 from apps.indexing import tasks
 from apps.indexing.models import Chunk, Document, DocumentStatus, Source, SourceStatus
 from apps.indexing.services import folder_scan, source_create_folder
 from apps.indexing.services.folders import glob_matches
-from apps.core.models import Work, WorkState
-from apps.core.work import work_add, work_run_due
 from apps.projects.models import Project
 from tests.indexing.conftest import Committed
 from tests.indexing.fakes import HashEmbeddingProvider
