@@ -109,3 +109,33 @@ def running_site(*, lifespan: bool = True) -> Iterator[int]:
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+@contextlib.contextmanager
+def redis_server(tmp_path: Path) -> Iterator[str]:
+    """A Redis of this test's own on a free port (never the shared one: a test may stop
+    it), keeping nothing on disk; yields its URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -1,12 +1,16 @@
-"""Faults: the worker killed in the middle of indexing. A real ``manage.py qcluster`` is
-SIGKILLed (with its forked workers) while it embeds an upload, or a folder that its scan
-task indexes itself; django-q2 re-delivers the unacknowledged task to a fresh cluster,
-which finishes it with no duplicate chunks."""
+"""Faults: the worker killed in the middle of its work. A real ``manage.py qcluster``, its
+queue in Redis (which hands a task out and forgets it), is SIGKILLed with its forked
+workers while it embeds an upload or an import; the ledger still owes the work, and a
+fresh cluster, once the killed worker's lease has run out, takes it at its start and
+finishes it with no duplicate chunks or messages."""
 
 from __future__ import annotations
 
+import io
+import json
 import subprocess
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,15 +19,17 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
+from django.utils import timezone
 from django_q.conf import Conf
-from django_q.models import OrmQ, Task
 
-from apps.indexing.models import Document, DocumentStatus, Source, SourceStatus
-from apps.indexing.services import documents_upload, source_create_folder
-from apps.indexing.services.queue import enqueue_now
+from apps.chat.exports.store import chat_import_create, chat_import_settle
+from apps.chat.models import ChatImport, Message
+from apps.core.models import Work, WorkState
+from apps.indexing.models import Chunk, Document, DocumentStatus, Source, SourceStatus
+from apps.indexing.services import documents_upload
 from apps.projects.services import project_ensure_personal
 from tests.factories import UserFactory
-from tests.processes import kill_group, process_env, start_qcluster
+from tests.processes import kill_group, process_env, redis_server, start_qcluster
 
 # About 300 passages: more than one embedding flush (FLUSH_CHUNKS = 128), so the first
 # document's chunks are written on their own, while the second one is embedded.
@@ -35,11 +41,7 @@ NEXT_TEXT = "\n\n".join(
     f"Section {n} of the river guide: the ford at mile {n} floods in spring." * 6
     for n in range(100)
 )
-# The killed worker's lock on the task lasts Q_RETRY seconds, then the task is visible to
-# the next cluster; django-q2 wants it longer than Q_TIMEOUT. The first run reaches the
-# second document well within half of Q_TIMEOUT (the task's deadline for starting another
-# document; about half a second here), and is killed there long before the timeout.
-Q_TIMEOUT, Q_RETRY = 6, 7
+LEASE_SECONDS = 2
 APP_NAME = "cairn-test-worker-killed"
 """The workers' ``application_name`` in PostgreSQL (libpq reads ``PGAPPNAME``)."""
 
@@ -78,9 +80,9 @@ def clusters(transactional_db: None) -> Iterator[list[subprocess.Popen[bytes]]]:
 
 @dataclass
 class GatedWorker:
-    """A real cluster whose embedding is held after its first call
+    """A real cluster whose embedding is held after its first calls
     (``GatedHashEmbeddingProvider``), to be killed there; then a fresh one with the plain
-    fake provider, which gets the unacknowledged task again."""
+    fake provider, which finds the work still owed."""
 
     env: dict[str, str]
     gate: Path
@@ -91,25 +93,29 @@ class GatedWorker:
     def kill_when(self, condition: Callable[[], bool], what: str) -> None:
         """Start the cluster and kill it once its embedding is held and ``condition``."""
         self.clusters.append(start_qcluster(self.env, self.log))
-        _wait_until(lambda: self.held.exists() and condition(), 30, what, self.log)
+        _wait_until(lambda: self.held.exists() and condition(), 60, what, self.log)
         kill_group(self.clusters[-1])
 
-    def rerun(self, task_id: str, what: str) -> Task:
-        """Start a fresh cluster and wait until it has run the task again: its result saved
-        and the queue entry acknowledged (in that order)."""
+    def restart(self, done: Callable[[], bool], what: str) -> None:
+        """Once the killed worker's leases ran out, start a fresh cluster (its start-up
+        sweep takes the work again) and wait until ``done``."""
+        _wait_until(
+            lambda: (
+                not Work.objects.filter(
+                    state=WorkState.RUNNING, lease_until__gte=timezone.now()
+                ).exists()
+            ),
+            LEASE_SECONDS + 10,
+            "the killed worker's leases did not run out",
+            self.log,
+        )
         self.gate.unlink()
         plain = {
             **self.env,
             "CAIRN_EMBEDDING_PROVIDER": "tests.indexing.fakes.HashEmbeddingProvider",
         }
         self.clusters.append(start_qcluster(plain, self.log))
-        _wait_until(
-            lambda: Task.objects.filter(id=task_id).exists() and not OrmQ.objects.exists(),
-            Q_RETRY + 30,
-            what,
-            self.log,
-        )
-        return Task.objects.get(id=task_id)
+        _wait_until(done, 90, what, self.log)
 
 
 @pytest.fixture
@@ -118,28 +124,32 @@ def gated_worker(
     settings: Any,
     monkeypatch: pytest.MonkeyPatch,
     clusters: list[subprocess.Popen[bytes]],
-) -> GatedWorker:
+) -> Iterator[GatedWorker]:
     media = tmp_path / "media"
     settings.MEDIA_ROOT = str(media)
-    # This process queues tasks in the ORM broker, as the web process does, instead of
-    # running them at once as the test settings do.
-    monkeypatch.setattr(Conf, "SYNC", False)
-    monkeypatch.setattr(Conf, "ORM", "default")
-    gate = tmp_path / "embed-gate"
-    gate.touch()
-    env = process_env(
-        MEDIA_ROOT=str(media),
-        REDIS_URL=None,  # the ORM broker, in this test's database
-        PGAPPNAME=APP_NAME,
-        Q_WORKERS="1",
-        Q_TIMEOUT=str(Q_TIMEOUT),
-        Q_RETRY=str(Q_RETRY),
-        CAIRN_EMBEDDING_PROVIDER="tests.indexing.fakes.GatedHashEmbeddingProvider",
-        CAIRN_TEST_EMBED_GATE=str(gate),
-        # The long document's embedding goes through; the next one is held.
-        CAIRN_TEST_EMBED_FREE_CALLS="1",
-    )
-    return GatedWorker(env, gate, tmp_path / "embed-gate.held", tmp_path / "qcluster.log", clusters)
+    with redis_server(tmp_path) as redis_url:
+        # This process queues its wake-ups in Redis, as the web process does, instead of
+        # running the work at once as the test settings do.
+        settings.Q_CLUSTER = {**settings.Q_CLUSTER, "sync": False}
+        monkeypatch.setattr(Conf, "SYNC", False)
+        monkeypatch.setattr(Conf, "REDIS", redis_url)
+        monkeypatch.setattr(Conf, "ORM", None)
+        gate = tmp_path / "embed-gate"
+        gate.touch()
+        env = process_env(
+            MEDIA_ROOT=str(media),
+            REDIS_URL=redis_url,
+            PGAPPNAME=APP_NAME,
+            Q_WORKERS="1",
+            CAIRN_WORK_LEASE_SECONDS=str(LEASE_SECONDS),
+            CAIRN_EMBEDDING_PROVIDER="tests.indexing.fakes.GatedHashEmbeddingProvider",
+            CAIRN_TEST_EMBED_GATE=str(gate),
+            # The long document's embedding goes through; the next one is held.
+            CAIRN_TEST_EMBED_FREE_CALLS="1",
+        )
+        yield GatedWorker(
+            env, gate, tmp_path / "embed-gate.held", tmp_path / "qcluster.log", clusters
+        )
 
 
 def _indexed(**document: object) -> Callable[[], bool]:
@@ -156,7 +166,7 @@ def _assert_each_passage_once(*documents: Document) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_worker_killed_mid_indexing_the_task_reruns_and_finishes_without_duplicates(
+def test_worker_killed_mid_indexing_the_work_is_taken_again_and_finished_without_duplicates(
     gated_worker: GatedWorker,
 ) -> None:
     project = project_ensure_personal(user=UserFactory())
@@ -170,9 +180,8 @@ def test_worker_killed_mid_indexing_the_task_reruns_and_finishes_without_duplica
             ],
         )
     )
-    [queued] = OrmQ.objects.all()
-    task_id = queued.task["id"]
-    assert queued.task["args"][0] == [str(first.pk), str(second.pk)]
+    [owed] = Work.objects.filter(task="apps.indexing.tasks.index_documents")
+    assert owed.args[0] == [str(first.pk), str(second.pk)]
 
     # A worker indexes the upload: the long document is written, the next one is being
     # embedded when the whole cluster is killed. (The second is embedded while the first
@@ -189,15 +198,21 @@ def test_worker_killed_mid_indexing_the_task_reruns_and_finishes_without_duplica
     assert len(written) == first.chunk_count
     assert second.status == DocumentStatus.INDEXING  # not indexed before the kill
     assert second.chunks.count() == 0
-    assert OrmQ.objects.filter(pk=queued.pk).exists()  # never acknowledged
-    assert not Task.objects.filter(id=task_id).exists()
+    owed.refresh_from_db()
+    assert (owed.state, owed.attempts) == (WorkState.RUNNING, 1)  # the dead worker's lease
 
-    rerun = gated_worker.rerun(task_id, "the killed task was not run again")
+    gated_worker.restart(_indexed(pk=second.pk), "the killed work was not taken again")
 
-    assert rerun.success, rerun.result
-    assert rerun.attempt_count == 1
-    assert rerun.result.startswith("1 indexed"), rerun.result
-    assert "1 unchanged" in rerun.result, rerun.result
+    _wait_until(
+        lambda: Work.objects.get(pk=owed.pk).state == WorkState.DONE,
+        30,
+        "not done",
+        gated_worker.log,
+    )
+    owed.refresh_from_db()
+    assert owed.attempts == 2
+    assert owed.outcome.startswith("1 indexed"), owed.outcome
+    assert "1 unchanged" in owed.outcome, owed.outcome
     _assert_each_passage_once(first, second)
     # The document written before the kill was not embedded or written again.
     assert sorted(first.chunks.values_list("pk", flat=True)) == written
@@ -206,44 +221,68 @@ def test_worker_killed_mid_indexing_the_task_reruns_and_finishes_without_duplica
     assert source.progress_done == source.progress_total == 2
 
 
+def _export(conversations: int, turns: int) -> bytes:
+    """A Claude export of this many conversations, each of ``turns`` messages."""
+    data = [
+        {
+            "uuid": f"conv-{c}",
+            "name": f"Trip {c}",
+            "created_at": "2024-05-01T10:00:00Z",
+            "chat_messages": [
+                {
+                    "uuid": f"msg-{c}-{t}",
+                    "sender": "human" if t % 2 == 0 else "assistant",
+                    "text": f"Day {t} of trip {c}: we walked along river number {c * 100 + t}.",
+                    "created_at": "2024-05-01T10:00:00Z",
+                }
+                for t in range(turns)
+            ],
+        }
+        for c in range(conversations)
+    ]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("conversations.json", json.dumps(data))
+    return buffer.getvalue()
+
+
 @pytest.mark.django_db(transaction=True)
-def test_worker_killed_while_a_scan_indexes_its_own_documents_the_rescan_finishes_them(
-    tmp_path: Path, gated_worker: GatedWorker
+def test_worker_killed_mid_import_the_import_finishes_searchable_without_duplicates(
+    gated_worker: GatedWorker,
 ) -> None:
-    # A scan task indexes its first documents itself (tasks.scan_folder_source), so a kill
-    # in the middle of them leaves the scan unacknowledged: django-q2 runs the scan again,
-    # which finds the unfinished document and indexes it, and leaves the finished one be.
-    folder = tmp_path / "guides"
-    folder.mkdir()
-    (folder / "a-trails.txt").write_text(LONG_TEXT)
-    (folder / "b-rivers.txt").write_text(NEXT_TEXT)
+    # Given an import of 30 conversations (600 messages: three indexing tasks)
     user = UserFactory()
-    source = source_create_folder(
-        user=user, project=project_ensure_personal(user=user), root_path=str(folder), trusted=True
-    )
-    enqueue_now("scan_folder_source", str(source.pk))
-    [queued] = OrmQ.objects.all()
-
-    gated_worker.kill_when(
-        _indexed(source=source, path="a-trails.txt"),
-        "the scan task did not write the first document and reach the second",
+    gated_worker.env["CAIRN_TEST_EMBED_FREE_CALLS"] = "1"
+    chat_import = chat_import_create(
+        user=user,
+        project=project_ensure_personal(user=user),
+        upload=SimpleUploadedFile("export.zip", _export(30, 20)),
     )
 
-    first = Document.objects.get(source=source, path="a-trails.txt")
-    second = Document.objects.get(source=source, path="b-rivers.txt")
-    written = sorted(first.chunks.values_list("pk", flat=True))
-    assert len(written) == first.chunk_count > 128
-    assert second.status == DocumentStatus.INDEXING
-    assert second.chunks.count() == 0
-    assert list(OrmQ.objects.values_list("pk", flat=True)) == [queued.pk]  # only the scan
+    # When the worker is killed while it embeds the import's second batch
+    def some_indexed() -> bool:
+        return Message.objects.filter(chat_import=chat_import, index_status="indexed").exists()
 
-    rerun = gated_worker.rerun(queued.task["id"], "the killed scan was not run again")
+    gated_worker.kill_when(some_indexed, "the worker did not index a first batch")
+    killed_with = Message.objects.filter(chat_import=chat_import, index_status="indexed").count()
+    assert 0 < killed_with < 600
+    assert ChatImport.objects.get(pk=chat_import.pk).status != ChatImport.Status.DONE
 
-    assert rerun.success, rerun.result
-    assert "1 retried, 1 unchanged" in rerun.result, rerun.result
-    assert "; first 1: 1 indexed" in rerun.result, rerun.result
-    _assert_each_passage_once(first, second)
-    assert sorted(first.chunks.values_list("pk", flat=True)) == written
-    source.refresh_from_db()
-    assert source.status == SourceStatus.READY
-    assert source.progress_done == source.progress_total
+    # Then a fresh worker finishes it: every message stored once and searchable, and the
+    # import says so only then
+    def searchable() -> bool:
+        settled = chat_import_settle(chat_import_id=chat_import.pk)
+        return settled is not None and settled.status == ChatImport.Status.DONE
+
+    gated_worker.restart(searchable, "the import did not become searchable")
+
+    messages = Message.objects.filter(chat_import=chat_import)
+    assert messages.count() == 600
+    assert len(set(messages.values_list("external_id", flat=True))) == 600
+    assert not messages.exclude(index_status="indexed").exists()
+    assert Chunk.objects.filter(message__chat_import=chat_import).count() == 600
+    chat_import.refresh_from_db()
+    assert (chat_import.messages_indexed, chat_import.conversations_done) == (600, 30)
+    assert not Work.objects.filter(
+        group=f"import:{chat_import.pk}", state=WorkState.FAILED
+    ).exists()

@@ -17,6 +17,8 @@ from django.db import OperationalError
 from apps.accounts.consumers import user_group_name
 from apps.accounts.models import User
 from apps.claims.models import Claim
+from apps.core.models import Work, WorkState
+from apps.core.work import work_run_due, work_sweep
 from apps.indexing.embeddings import Matrix
 from apps.indexing.models import Chunk, Document, DocumentStatus, Source, SourceStatus
 from apps.indexing.selectors import document_text_for_user
@@ -509,20 +511,37 @@ def test_message_index_enqueue_runs_the_task(
     assert Chunk.objects.filter(message=message).count() == 1
 
 
-@pytest.mark.django_db(transaction=True)  # outside a transaction the job is sent at once
-def test_message_index_enqueue_reports_a_broker_failure_without_raising(
+@pytest.mark.django_db(transaction=True)  # outside a transaction the bell rings at once
+def test_a_queue_that_is_down_loses_no_indexing(
     user: User,
     project: Project,
+    fake_provider: HashEmbeddingProvider,
     monkeypatch: pytest.MonkeyPatch,
+    settings: Any,
 ) -> None:
-    _, [message] = conversation_with(user, project, [("user", "hello")])
+    # Given a queue (Redis) that refuses everything, and workers of their own
+    settings.Q_CLUSTER = {**settings.Q_CLUSTER, "sync": False}
 
     def broker_down(*args: object, **kwargs: object) -> None:
         raise ConnectionError("Redis is down")
 
-    monkeypatch.setattr("apps.indexing.services.messages.enqueue_now", broker_down)
+    monkeypatch.setattr("apps.core.work.queue_task", broker_down)
+    _, [message] = conversation_with(user, project, [("user", "hello")])
 
-    assert message_index_enqueue(message_id=message.pk) == "failed: ConnectionError: Redis is down"
+    # When the message's indexing is asked for
+    assert message_index_enqueue(message_id=message.pk) == "accepted"
+
+    # Then it is owed in the ledger, though no worker could be woken
+    [row] = Work.objects.filter(task="apps.indexing.tasks.index_message", args=[str(message.pk)])
+    assert row.state == WorkState.DUE
+    assert not Chunk.objects.filter(message=message).exists()
+
+    # And once the queue is back, the sweep wakes a worker, which indexes it
+    monkeypatch.setattr("apps.core.work.queue_task", lambda *args, **kwargs: work_run_due())
+    work_sweep()
+    row.refresh_from_db()
+    assert row.state == WorkState.DONE
+    assert Chunk.objects.filter(message=message).count() == 1
 
 
 def test_claims_are_embedded_when_created_and_edited(
