@@ -1,7 +1,7 @@
 from django.urls import path
 
 from . import views
-from .exports.views import imports_page
+from .exports.views import import_delete, import_retry, imports_page
 
 app_name = "chat"
 
@@ -9,6 +9,8 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("c/new/", views.conversation_new, name="new"),
     path("imports/", imports_page, name="imports"),
+    path("imports/<uuid:chat_import_id>/retry/", import_retry, name="import-retry"),
+    path("imports/<uuid:chat_import_id>/delete/", import_delete, name="import-delete"),
     path("c/list/", views.sidebar_fragment, name="sidebar"),
     path("c/<uuid:conversation_id>/", views.conversation_page, name="conversation"),
     path("c/<uuid:conversation_id>/messages/", views.message_fragment, name="messages"),

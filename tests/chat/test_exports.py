@@ -20,6 +20,7 @@ from apps.chat.exports.parse import ExportError, read_export
 from apps.chat.models import ChatImport, Conversation, Message
 from apps.claims.models import Claim, ClaimStatus
 from apps.core.models import Work
+from apps.projects.services import project_ensure_personal
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fake_provider")]
 from tests.indexing.conftest import fake_provider  # noqa: E402, F401 - fixture
@@ -411,3 +412,102 @@ def test_a_transcript_import_says_when_it_is_searchable(
 
     assert token_client.get(url).json()["import_status"] == "searchable"
     assert Message.objects.filter(conversation__user=user, index_status="indexed").count() == 2
+
+
+def test_a_failed_import_says_why_and_can_be_retried_then_deleted_with_its_conversations(
+    token_client: APIClient,
+    user: User,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    from apps.chat.exports import tasks
+
+    # Given an import whose reading fails in the worker (a file damaged after upload)
+    def damaged(data: bytes) -> Any:
+        raise ExportError("The export is damaged: conversations.json ends early.")
+
+    monkeypatch.setattr(tasks, "read_export", damaged)
+    with django_capture_on_commit_callbacks(execute=True):
+        accepted = _upload(token_client, zipped(claude_export()), "export.zip")
+    url = f"/api/v1/imports/{accepted.json()['id']}/"
+
+    # Then it is failed with the reason, at once (no retry can mend a damaged file)
+    failed = token_client.get(url).json()
+    assert (failed["status"], failed["searchable"]) == ("failed", False)
+    assert failed["error"] == "The export is damaged: conversations.json ends early."
+
+    # When the user retries it, the file now readable
+    monkeypatch.setattr(tasks, "read_export", read_export)
+    with django_capture_on_commit_callbacks(execute=True):
+        retried = token_client.post(f"{url}retry/")
+    assert retried.status_code == 202
+    done = token_client.get(url).json()
+    assert (done["status"], done["searchable"], done["error"]) == ("done", True, "")
+    assert Conversation.objects.filter(user=user).count() == 1
+
+    # A finished import cannot be retried
+    assert token_client.post(f"{url}retry/").status_code == 400
+
+    # And deleting it with its conversations leaves nothing it stored
+    assert token_client.delete(f"{url}?with_conversations=true").status_code == 204
+    assert token_client.get(url).status_code == 404
+    assert not Conversation.objects.filter(user=user).exists()
+    assert not Message.objects.filter(conversation__user=user).exists()
+
+
+def test_an_import_deleted_without_its_conversations_keeps_them_and_others_cannot_delete_it(
+    token_client: APIClient,
+    user: User,
+    other_user: User,
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        accepted = _upload(token_client, zipped(claude_export()), "export.zip")
+    url = f"/api/v1/imports/{accepted.json()['id']}/"
+    stranger = APIClient()
+    stranger.force_authenticate(other_user)
+
+    assert stranger.delete(url).status_code == 404
+    assert stranger.post(f"{url}retry/").status_code == 404
+    assert token_client.delete(url).status_code == 204
+
+    assert not ChatImport.objects.filter(user=user).exists()
+    assert Conversation.objects.filter(user=user).count() == 1
+
+
+def test_the_import_page_retries_and_deletes(
+    user: User,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    from apps.chat.exports import tasks
+
+    def damaged(data: bytes) -> Any:
+        raise ExportError("The export is damaged.")
+
+    monkeypatch.setattr(tasks, "read_export", damaged)
+    client = Client()
+    client.force_login(user)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            "/imports/",
+            {
+                "file": SimpleUploadedFile("export.zip", zipped(claude_export())),
+                "project": str(project_ensure_personal(user=user).pk),
+            },
+        )
+    chat_import = ChatImport.objects.get(user=user)
+    page = client.get("/imports/").content.decode()
+    assert "The export is damaged." in page
+    assert f"/imports/{chat_import.pk}/retry/" in page
+
+    monkeypatch.setattr(tasks, "read_export", read_export)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/imports/{chat_import.pk}/retry/")
+    assert "Searchable" in client.get("/imports/").content.decode()
+
+    response = client.post(
+        f"/imports/{chat_import.pk}/delete/", {"with_conversations": "on"}, follow=True
+    )
+    assert "Deleted the import of export.zip and 1 conversation." in response.content.decode()
+    assert not Conversation.objects.filter(user=user).exists()

@@ -6,6 +6,7 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,6 +21,8 @@ from .selectors import chat_import_get, chat_import_list
 from .store import (
     FINISHED,
     chat_import_create,
+    chat_import_delete,
+    chat_import_retry,
     chat_import_settle,
     chat_imports_settle_unfinished,
 )
@@ -83,6 +86,13 @@ class ChatImportInputSerializer(serializers.Serializer):
     )
 
 
+class ChatImportDeleteSerializer(serializers.Serializer):
+    with_conversations = serializers.BooleanField(
+        default=False,
+        help_text="Also delete the messages the import stored, and conversations left empty.",
+    )
+
+
 class ChatImportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = ChatImportSerializer
     parser_classes = [MultiPartParser, FormParser]
@@ -117,4 +127,26 @@ class ChatImportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             upload=data.validated_data["file"],
             extract_claims=data.validated_data["extract_claims"],
         )
+        return Response(ChatImportSerializer(chat_import).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        summary="Delete an import (and, if asked, what it stored)",
+        parameters=[ChatImportDeleteSerializer],
+        responses={204: None},
+    )
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        options = ChatImportDeleteSerializer(data=request.query_params)
+        options.is_valid(raise_exception=True)
+        chat_import_delete(
+            chat_import=self.get_object(),
+            with_conversations=options.validated_data["with_conversations"],
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(
+        summary="Run a failed import again", request=None, responses={202: ChatImportSerializer}
+    )
+    @action(detail=True, methods=["post"])
+    def retry(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        chat_import = chat_import_retry(chat_import=self.get_object())
         return Response(ChatImportSerializer(chat_import).data, status=status.HTTP_202_ACCEPTED)

@@ -26,6 +26,7 @@ from apps.chat.claim_extraction import rule_based_candidates
 from apps.chat.models import ChatImport, Conversation, Message
 from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.claims.models import ClaimOrigin, ClaimStatus
+from apps.core.models import Work, WorkState
 from apps.core.work import work_add, work_group_state
 from apps.projects.models import Project
 
@@ -257,3 +258,48 @@ def chat_imports_settle_unfinished(*, user: User) -> None:
         .values_list("pk", flat=True)
     ):
         chat_import_settle(chat_import_id=pk)
+
+
+@transaction.atomic
+def chat_import_retry(*, chat_import: ChatImport) -> ChatImport:
+    """Run a failed import again: its failures are forgotten and its storing owed anew
+    from the first conversation (what was stored is matched and skipped, what was not
+    indexed is indexed). Only a failed import can be retried."""
+    if chat_import.status != ChatImport.Status.FAILED:
+        raise ValidationError({"status": "Only a failed import can be retried."})
+    group = chat_import_group(chat_import.pk)
+    Work.objects.filter(group=group, state=WorkState.FAILED).delete()
+    ChatImport.objects.filter(pk=chat_import.pk).update(
+        status=ChatImport.Status.QUEUED, error="", finished_at=None
+    )
+    work_add(
+        task=RUN_TASK,
+        args=[str(chat_import.pk), 0],
+        key=f"{chat_import.pk}:0",
+        group=group,
+        user_id=chat_import.user_id,
+    )
+    chat_import.refresh_from_db()
+    return chat_import
+
+
+@transaction.atomic
+def chat_import_delete(*, chat_import: ChatImport, with_conversations: bool = False) -> int:
+    """Delete the import and its uploaded file, and stop its work (a task under way finds
+    the import gone); with ``with_conversations``, the messages it stored too (with their
+    chunks), and the conversations left empty. Returns the conversations deleted."""
+    Work.objects.filter(group=chat_import_group(chat_import.pk), state=WorkState.DUE).delete()
+    deleted = 0
+    if with_conversations:
+        conversations = set(chat_import.messages.values_list("conversation_id", flat=True))
+        chat_import.messages.all().delete()
+        _, counts = Conversation.objects.filter(
+            pk__in=conversations, messages__isnull=True
+        ).delete()
+        deleted = counts.get("chat.Conversation", 0)
+    name = chat_import.file.name
+    chat_import.delete()
+    if name:
+        storage = chat_import.file.storage
+        transaction.on_commit(lambda: storage.delete(name))
+    return deleted

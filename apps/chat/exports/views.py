@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.core.request_user import current_user
 from apps.projects.selectors import project_list
 from apps.projects.services import project_ensure_personal
 
 from .api import chat_import_progress_ratio
-from .selectors import chat_import_list
-from .store import chat_import_create, chat_imports_settle_unfinished
+from .selectors import chat_import_get, chat_import_list
+from .store import (
+    chat_import_create,
+    chat_import_delete,
+    chat_import_retry,
+    chat_imports_settle_unfinished,
+)
 
 
 class ImportForm(forms.Form):
@@ -61,3 +68,25 @@ def imports_page(request: HttpRequest) -> HttpResponse:
         for item in chat_import_list(user=user)[:50]
     ]
     return render(request, "chat/imports.html", {"form": form, "imports": imports, "nav": "chat"})
+
+
+@require_POST
+def import_retry(request: HttpRequest, chat_import_id: uuid.UUID) -> HttpResponse:
+    chat_import = chat_import_get(user=current_user(request), chat_import_id=chat_import_id)
+    try:
+        chat_import_retry(chat_import=chat_import)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, f"Importing {chat_import.file_name} again.")
+    return redirect("chat:imports")
+
+
+@require_POST
+def import_delete(request: HttpRequest, chat_import_id: uuid.UUID) -> HttpResponse:
+    chat_import = chat_import_get(user=current_user(request), chat_import_id=chat_import_id)
+    with_conversations = request.POST.get("with_conversations") == "on"
+    deleted = chat_import_delete(chat_import=chat_import, with_conversations=with_conversations)
+    note = f" and {deleted} conversation{'s' if deleted != 1 else ''}" if with_conversations else ""
+    messages.success(request, f"Deleted the import of {chat_import.file_name}{note}.")
+    return redirect("chat:imports")
