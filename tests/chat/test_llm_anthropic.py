@@ -450,6 +450,19 @@ async def test_complete_raises_a_provider_error_not_an_sdk_error() -> None:
 
 
 @pytest.mark.asyncio
+async def test_a_stream_that_ends_before_its_first_event_is_a_connection_error() -> None:
+    provider = claude(FakeAnthropic(streamed(), streamed()))
+
+    with pytest.raises(ProviderError) as caught:  # what review and distillation catch
+        await provider.complete(system="S", prompt="P")
+    events = await collect(provider.stream(system="S", messages=QUESTION))
+    await provider.aclose()
+
+    assert caught.value.error.error_type == "connection"
+    assert events == [caught.value.error]
+
+
+@pytest.mark.asyncio
 async def test_the_factory_picks_claude_only_with_a_key() -> None:
     assert isinstance(
         get_llm_provider(api_key=None, main_model=MAIN, cheap_model=CHEAP), OfflineProvider

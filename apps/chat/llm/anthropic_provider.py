@@ -133,7 +133,7 @@ class AnthropicProvider:
                             yield TextDelta("\n\n")
                         last_text = event.text
                         yield TextDelta(event.text)
-                    message = await stream.get_final_message()
+                    message = await _final_message(stream, watch)
             except Exception as error:
                 failure = watch.error() if watch.expired else stream_error_from(error)
                 if failure is None:
@@ -201,7 +201,7 @@ class AnthropicProvider:
                 events = aiter(stream)
                 while await watch.next_event(events) is not None:
                     pass
-                message = await stream.get_final_message()
+                message = await _final_message(stream, watch)
         except Exception as error:
             failure = watch.error() if watch.expired else stream_error_from(error)
             if failure is None:
@@ -215,6 +215,12 @@ class AnthropicProvider:
         """Send the request within the first-byte deadline; `stack` closes its response."""
         async with watch.opening():
             return await stack.enter_async_context(self._client.messages.stream(**params))
+
+
+async def _final_message(stream: AsyncMessageStream, watch: StreamWatch) -> Message:
+    if not watch.answering:  # the SDK has no message to give and would fail an assertion
+        raise httpx2.RemoteProtocolError("Claude's stream ended before its first event.")
+    return await stream.get_final_message()
 
 
 def _message_param(turn: ChatTurn) -> MessageParam:
