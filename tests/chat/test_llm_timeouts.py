@@ -48,10 +48,12 @@ FIRST_EVENTS: dict[str, Callable[[str], bytes]] = {
 }
 
 
-@pytest.fixture
-def one_second(settings: Any) -> Any:
-    settings.CAIRN_LLM_FIRST_BYTE_TIMEOUT = 1.0
-    settings.CAIRN_LLM_IDLE_TIMEOUT = 1.0
+LONG = 3600.0  # a bound no test reaches: only the one under test can end the wait
+
+
+def bounded(settings: Any, *, first_byte: float = LONG, idle: float = LONG) -> Any:
+    settings.CAIRN_LLM_FIRST_BYTE_TIMEOUT = first_byte
+    settings.CAIRN_LLM_IDLE_TIMEOUT = idle
     settings.CAIRN_LLM_CONNECT_TIMEOUT = 1.0
     return settings
 
@@ -108,16 +110,21 @@ async def test_the_default_bounds_and_their_words(settings: Any) -> None:
     assert timeout.read > bounds.first_byte
 
 
+def test_a_bound_of_zero_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="CAIRN_LLM_IDLE_TIMEOUT must be a number of seconds"):
+        Bounds(idle=0)
+
+
 # -- (a) a server that accepts the request and never answers --------------------------------
 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("kind", PROVIDERS)
 async def test_a_server_that_never_answers_gives_the_first_byte_error_once(
-    one_second: Any, kind: str
+    settings: Any, kind: str
 ) -> None:
     async with QuietModelServer() as server:
-        provider = provider_at(one_second, kind, server.url)
+        provider = provider_at(bounded(settings, first_byte=1), kind, server.url)
 
         events = await collect(provider.stream(system="S", messages=QUESTION))
         await server.wait_until(requests=1, hung_up=1)
@@ -134,10 +141,10 @@ async def test_a_server_that_never_answers_gives_the_first_byte_error_once(
 @pytest.mark.asyncio
 @pytest.mark.parametrize("kind", PROVIDERS)
 async def test_a_cheap_call_to_a_silent_server_fails_as_a_provider_error(
-    one_second: Any, kind: str
+    settings: Any, kind: str
 ) -> None:
     async with QuietModelServer() as server:
-        provider = provider_at(one_second, kind, server.url)
+        provider = provider_at(bounded(settings, first_byte=1), kind, server.url)
 
         with pytest.raises(ProviderError) as caught:  # what review/distillation catch
             await provider.complete(system="Condense.", prompt="<memory/>", task="distill")
@@ -154,10 +161,10 @@ async def test_a_cheap_call_to_a_silent_server_fails_as_a_provider_error(
 @pytest.mark.asyncio
 @pytest.mark.parametrize("kind", PROVIDERS)
 async def test_a_server_that_stalls_mid_answer_gives_the_idle_error_after_the_text(
-    one_second: Any, kind: str
+    settings: Any, kind: str
 ) -> None:
     async with QuietModelServer(FIRST_EVENTS[kind]("You train best ")) as server:
-        provider = provider_at(one_second, kind, server.url)
+        provider = provider_at(bounded(settings, idle=1), kind, server.url)
 
         events = await collect(provider.stream(system="S", messages=QUESTION))
         await server.wait_until(requests=1, hung_up=1)
@@ -178,10 +185,10 @@ async def test_a_server_that_stalls_mid_answer_gives_the_idle_error_after_the_te
 @pytest.mark.asyncio
 @pytest.mark.parametrize("kind", PROVIDERS)
 async def test_a_refused_connection_is_tried_once_more_then_said_in_words(
-    one_second: Any, kind: str, caplog: pytest.LogCaptureFixture
+    settings: Any, kind: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    provider = provider_at(one_second, kind, url)
+    provider = provider_at(bounded(settings), kind, url)
 
     with caplog.at_level(logging.DEBUG, logger="httpcore2.connection"):
         events = await collect(provider.stream(system="S", messages=QUESTION))
@@ -207,11 +214,9 @@ async def test_a_refused_connection_is_tried_once_more_then_said_in_words(
 async def test_cancelling_while_waiting_for_the_first_byte_closes_the_connection_at_once(
     settings: Any, kind: str
 ) -> None:
-    # Bounds far longer than any test: the connection can only close because of the stop.
-    settings.CAIRN_LLM_FIRST_BYTE_TIMEOUT = 3600.0
-    settings.CAIRN_LLM_IDLE_TIMEOUT = 3600.0
     async with QuietModelServer() as server:
-        provider = provider_at(settings, kind, server.url)
+        # Bounds no test reaches: the connection can only close because of the stop.
+        provider = provider_at(bounded(settings), kind, server.url)
         received: list[StreamEvent] = []
 
         async def consume() -> None:
@@ -244,16 +249,18 @@ def layer_in_memory(settings: Any) -> None:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
-    ("first_events", "status", "words"),
+    ("first_events", "bounds", "status", "words"),
     [
         (
             None,
+            {"first_byte": 1},
             "failed",
             "did not start answering within 1 second; nothing more will come. "
             "Your message is saved.",
         ),
         (
             openai_first_events("You train best "),
+            {"idle": 1},
             "partial",
             "stopped answering for 1 second; "
             "the answer ends here. Your message and the answer so far are saved.",
@@ -262,15 +269,16 @@ def layer_in_memory(settings: Any) -> None:
 )
 async def test_a_hanging_model_ends_the_turn_in_words_and_saves_what_there_is(
     layer_in_memory: None,
-    one_second: Any,
+    settings: Any,
     monkeypatch: pytest.MonkeyPatch,
     first_events: bytes | None,
+    bounds: dict[str, float],
     status: str,
     words: str,
 ) -> None:
-    one_second.CAIRN_ALIGNMENT_REVIEW = False
+    settings.CAIRN_ALIGNMENT_REVIEW = False
     async with QuietModelServer(first_events) as server:
-        provider = provider_at(one_second, "openai-compatible", server.url)
+        provider = provider_at(bounded(settings, **bounds), "openai-compatible", server.url)
         monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda: provider)
         user = await sync_to_async(UserFactory)()
         conversation = await sync_to_async(conversation_create)(user=user)
@@ -302,9 +310,9 @@ async def test_a_hanging_model_ends_the_turn_in_words_and_saves_what_there_is(
 async def test_the_pages_stop_while_the_model_is_silent_ends_the_turn_at_once(
     layer_in_memory: None, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings.CAIRN_LLM_FIRST_BYTE_TIMEOUT = 3600.0  # only the stop can end this wait
     async with QuietModelServer() as server:
-        provider = provider_at(settings, "openai-compatible", server.url)
+        # Bounds no test reaches: only the stop can end this wait.
+        provider = provider_at(bounded(settings), "openai-compatible", server.url)
         monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda: provider)
         user = await sync_to_async(UserFactory)()
         conversation = await sync_to_async(conversation_create)(user=user)

@@ -37,6 +37,12 @@ class Bounds:
     idle: float = 30.0
     connect: float = 10.0
 
+    def __post_init__(self) -> None:
+        for name in ("first_byte", "idle", "connect"):
+            if not getattr(self, name) > 0:
+                setting = f"CAIRN_LLM_{name.upper()}_TIMEOUT"
+                raise ValueError(f"{setting} must be a number of seconds above 0.")
+
     @classmethod
     def from_settings(cls) -> Bounds:
         return cls(
