@@ -60,7 +60,7 @@ def bounded(settings: Any, *, first_byte: float = LONG, idle: float = LONG) -> A
 
 @pytest.fixture(autouse=True)
 def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
 
@@ -204,6 +204,25 @@ async def test_a_refused_connection_is_tried_once_more_then_said_in_words(
         "openai-compatible": f"Cannot reach the model server at {url}/v1: is it running?",
     }
     assert expected[kind] in failure.message
+
+
+@pytest.mark.asyncio
+async def test_the_proxy_of_the_environment_is_still_used(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with QuietModelServer() as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url)
+        monkeypatch.setenv("NO_PROXY", "")
+        provider = provider_at(
+            bounded(settings, first_byte=1), "openai-compatible", "http://model.invalid"
+        )
+
+        (failure,) = await collect(provider.stream(system="S", messages=QUESTION))
+        await proxy.wait_until(requests=1, hung_up=1)
+        await provider.aclose()
+
+    assert isinstance(failure, StreamError)
+    assert failure.error_type == "first_byte_timeout"  # it reached the proxy, not DNS
 
 
 # -- (d) "stop" while waiting for the first byte --------------------------------------------

@@ -62,18 +62,21 @@ def http_client_for(bounds: Bounds) -> httpx2.AsyncClient:
     """An HTTP client that retries a failed connection once (httpcore retries only
     connection errors, never a request that was sent), keeps long streams alive with
     TCP keep-alives and honours the proxy environment variables as the SDKs do."""
-    options = {
-        "retries": CONNECT_RETRIES,
-        "socket_options": [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, True)],
-    }
-    proxies = get_environment_proxies()
+
+    def transport(proxy: str | None = None) -> httpx2.AsyncHTTPTransport:
+        return httpx2.AsyncHTTPTransport(
+            proxy=proxy,
+            retries=CONNECT_RETRIES,
+            socket_options=[(socket.SOL_SOCKET, socket.SO_KEEPALIVE, True)],
+        )
+
     return httpx2.AsyncClient(
         timeout=bounds.http_timeout(),
         follow_redirects=True,
-        transport=httpx2.AsyncHTTPTransport(**options),  # type: ignore[arg-type]
+        transport=transport(),  # given, so httpx2 would not read the proxies itself
         mounts={
-            pattern: None if proxy is None else httpx2.AsyncHTTPTransport(proxy=proxy, **options)  # type: ignore[arg-type]
-            for pattern, proxy in proxies.items()
+            pattern: None if proxy is None else transport(proxy)
+            for pattern, proxy in get_environment_proxies().items()
         },
     )
 
