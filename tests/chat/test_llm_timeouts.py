@@ -2,9 +2,10 @@
 mid-answer, one that cannot be reached, and the person's "stop" while waiting.
 
 Through the real `anthropic` and `openai` SDKs and their real HTTP stack, against a real
-server on a free local port (tests/chat/model_server.py). The bounds are set to a second
-with the `settings` fixture; the tests wait for events and count requests and closed
-connections, never the clock.
+server on a free local port (tests/chat/model_server.py). The bound under test is set to
+a second with the `settings` fixture and the others to an hour, so only it can end the
+wait; the tests wait for events and count requests and closed connections, never the
+clock.
 """
 
 from __future__ import annotations
