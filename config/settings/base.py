@@ -223,6 +223,13 @@ CAIRN_LLM_MODEL: str = env("CAIRN_LLM_MODEL", default="")
 CAIRN_LLM_CHEAP_MODEL: str = env("CAIRN_LLM_CHEAP_MODEL", default="")
 CAIRN_LLM_API_KEY: str = env("CAIRN_LLM_API_KEY", default="")
 CAIRN_LLM_TOOLS: bool = env.bool("CAIRN_LLM_TOOLS", default=True)
+# Bounded waits on the model (issue 26), in seconds, for Claude and the compatible server
+# alike: from asking to the first streamed event, the longest silence between two events,
+# and connecting (tried once more when the connection cannot be made; a request that
+# reached the server is never sent again).
+CAIRN_LLM_FIRST_BYTE_TIMEOUT: float = env.float("CAIRN_LLM_FIRST_BYTE_TIMEOUT", default=30.0)
+CAIRN_LLM_IDLE_TIMEOUT: float = env.float("CAIRN_LLM_IDLE_TIMEOUT", default=30.0)
+CAIRN_LLM_CONNECT_TIMEOUT: float = env.float("CAIRN_LLM_CONNECT_TIMEOUT", default=10.0)
 
 LOGGING = {
     "version": 1,

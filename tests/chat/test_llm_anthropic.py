@@ -416,18 +416,14 @@ async def test_a_timeout_is_retryable_without_a_status() -> None:
 
 
 @pytest.mark.asyncio
-async def test_complete_uses_the_cheap_model_without_streaming() -> None:
-    message = {
-        "id": "msg_02",
-        "type": "message",
-        "role": "assistant",
-        "model": CHEAP,
-        "content": [{"type": "text", "text": "- Prefers mornings (#42) [1]"}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 30, "output_tokens": 9},
-    }
-    server = FakeAnthropic(httpx2.Response(200, json=message))
+async def test_complete_uses_the_cheap_model_and_streams_under_the_same_bounds() -> None:
+    server = FakeAnthropic(
+        streamed(
+            message_start(),
+            *text_block(0, "- Prefers mornings ", "(#42) [1]"),
+            *message_end("end_turn", 9),
+        )
+    )
     provider = claude(server)
 
     digest = await provider.complete(
@@ -438,7 +434,7 @@ async def test_complete_uses_the_cheap_model_without_streaming() -> None:
     assert digest == "- Prefers mornings (#42) [1]"
     sent = server.body(0)
     assert sent["model"] == CHEAP
-    assert not sent.get("stream")
+    assert sent["stream"] is True
 
 
 @pytest.mark.asyncio
@@ -451,6 +447,19 @@ async def test_complete_raises_a_provider_error_not_an_sdk_error() -> None:
 
     assert caught.value.error.status == 401
     assert caught.value.error.retryable is False
+
+
+@pytest.mark.asyncio
+async def test_a_stream_that_ends_before_its_first_event_is_a_connection_error() -> None:
+    provider = claude(FakeAnthropic(streamed(), streamed()))
+
+    with pytest.raises(ProviderError) as caught:  # what review and distillation catch
+        await provider.complete(system="S", prompt="P")
+    events = await collect(provider.stream(system="S", messages=QUESTION))
+    await provider.aclose()
+
+    assert caught.value.error.error_type == "connection"
+    assert events == [caught.value.error]
 
 
 @pytest.mark.asyncio

@@ -231,26 +231,12 @@ def test_a_timeout_and_a_server_that_is_not_running() -> None:
 
 
 def test_complete_returns_the_text_or_raises_provider_error() -> None:
-    answer = httpx2.Response(
-        200,
-        json={
-            "id": "c",
-            "object": "chat.completion",
-            "created": 1,
-            "model": MODEL,
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": "A summary."},
-                }
-            ],
-        },
-    )
-    ok = provider(FakeServer(answer))
+    server = FakeServer(text_reply("A ", "summary."))
+    ok = provider(server)
     failing = provider(FakeServer(error(401, "bad key")))
 
     assert asyncio.run(ok.complete(system="s", prompt="p")) == "A summary."
+    assert server.body(0)["stream"] is True  # streamed, so first-byte and idle bounds apply
     with pytest.raises(ProviderError, match="CAIRN_LLM_API_KEY"):
         asyncio.run(failing.complete(system="s", prompt="p"))
 

@@ -14,6 +14,7 @@ from apps.chat.llm.anthropic_provider import AnthropicProvider
 from apps.chat.pipeline.distill_align import align_answer, distill_memory
 from apps.chat.pipeline.prompt import MemoryLine, build_system_prompt
 from apps.chat.pipeline.sources import SourceRegistry
+from tests.chat.test_llm_anthropic import message_end, message_start, streamed, text_block
 
 REFERENCED = MemoryLine("REFERENCED @ssdva", ["fact"], 3, "Working on project Alpha", (), 1)
 AUTO = MemoryLine("AUTO", ["fact"], 12, "I work in tech", ["What do I do?"], 2)
@@ -35,17 +36,8 @@ def claude_answering(*responses: httpx2.Response) -> tuple[AnthropicProvider, li
 
 
 def message(text: str) -> httpx2.Response:
-    body = {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "cheap",
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 1, "output_tokens": 1},
-    }
-    return httpx2.Response(200, json=body)
+    """The cheap model's answer, streamed as `complete()` asks for it."""
+    return streamed(message_start(), *text_block(0, text), *message_end("end_turn", 1))
 
 
 def sources() -> SourceRegistry:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import anthropic
 import httpx2
+from anthropic.lib.streaming import AsyncMessageStream
 from anthropic.types import (
     Message,
     MessageParam,
@@ -17,6 +20,7 @@ from anthropic.types import (
 )
 
 from apps.chat.llm.anthropic_errors import stream_error_from
+from apps.chat.llm.bounds import Bounds, StreamWatch, http_client_for
 from apps.chat.llm.execution import run_tool_call
 from apps.chat.llm.types import (
     DEFAULT_MAX_TOKENS,
@@ -35,9 +39,11 @@ from apps.chat.llm.types import (
 )
 from apps.chat.pipeline.sources import SourceItem
 
-DEFAULT_TIMEOUT_SECONDS = 60.0  # per read: the longest silence tolerated inside a stream
-DEFAULT_CONNECT_TIMEOUT_SECONDS = 10.0
-DEFAULT_MAX_RETRIES = 2  # the SDK retries 408/409/429/5xx/529 and network errors itself
+# The SDK would send a request again after a timeout or a 5xx, when Claude may already
+# have started on it; only a connection that could not be made is tried again, once, by
+# the HTTP client (bounds.py).
+DEFAULT_MAX_RETRIES = 0
+SERVER = "Claude"
 DEFAULT_MAX_TOOL_ROUNDS = 4
 
 
@@ -61,8 +67,7 @@ class AnthropicProvider:
         cheap_model: str,
         http_client: httpx2.AsyncClient | None = None,
         base_url: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT_SECONDS,
-        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT_SECONDS,
+        bounds: Bounds | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
     ) -> None:
@@ -70,11 +75,12 @@ class AnthropicProvider:
             raise ValueError("AnthropicProvider needs an API key; use OfflineProvider without.")
         self._models: dict[ModelRole, str] = {"main": main_model, "cheap": cheap_model}
         self._max_tool_rounds = max_tool_rounds
+        self._bounds = bounds or Bounds()
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=base_url,
-            http_client=http_client,
-            timeout=httpx2.Timeout(timeout, connect=connect_timeout),
+            http_client=http_client or http_client_for(self._bounds),
+            timeout=self._bounds.http_timeout(),
             max_retries=max_retries,
         )
 
@@ -105,16 +111,21 @@ class AnthropicProvider:
         for round_number in range(self._max_tool_rounds + 1):
             last_round = round_number == self._max_tool_rounds
             separate = bool(last_text) and not last_text.endswith("\n")
+            watch = StreamWatch(self._bounds, server=SERVER)
             try:
-                async with self._client.messages.stream(
-                    model=model,
-                    max_tokens=max_tokens,
-                    system=system,
-                    messages=conversation,
-                    tools=tool_params if tool_params else anthropic.omit,
-                    tool_choice=_tool_choice(bool(tool_params), last_round),
-                ) as stream:
-                    async for event in stream:
+                async with contextlib.AsyncExitStack() as stack:
+                    stream = await self._open(
+                        watch,
+                        stack,
+                        model=model,
+                        max_tokens=max_tokens,
+                        system=system,
+                        messages=conversation,
+                        tools=tool_params if tool_params else anthropic.omit,
+                        tool_choice=_tool_choice(bool(tool_params), last_round),
+                    )
+                    events = aiter(stream)
+                    while (event := await watch.next_event(events)) is not None:
                         if event.type != "text" or not event.text:
                             continue
                         if separate:  # keep one round's text from running into the next
@@ -122,9 +133,9 @@ class AnthropicProvider:
                             yield TextDelta("\n\n")
                         last_text = event.text
                         yield TextDelta(event.text)
-                    message = await stream.get_final_message()
+                    message = await _final_message(stream, watch)
             except Exception as error:
-                failure = stream_error_from(error)
+                failure = watch.error() if watch.expired else stream_error_from(error)
                 if failure is None:
                     raise
                 yield failure
@@ -174,19 +185,42 @@ class AnthropicProvider:
         max_tokens: int = 1024,
         model_role: ModelRole = "cheap",
     ) -> str:
+        # Streamed, so that a cheap call has the same bounds as an answer: a server that
+        # is slow but alive is waited for, one that says nothing is given up on.
+        watch = StreamWatch(self._bounds, server=SERVER)
         try:
-            message = await self._client.messages.create(
-                model=self.model_name(model_role),
-                max_tokens=max_tokens,
-                system=system,
-                messages=[{"role": "user", "content": prompt}],
-            )
+            async with contextlib.AsyncExitStack() as stack:
+                stream = await self._open(
+                    watch,
+                    stack,
+                    model=self.model_name(model_role),
+                    max_tokens=max_tokens,
+                    system=system,
+                    messages=[{"role": "user", "content": prompt}],
+                )
+                events = aiter(stream)
+                while await watch.next_event(events) is not None:
+                    pass
+                message = await _final_message(stream, watch)
         except Exception as error:
-            failure = stream_error_from(error)
+            failure = watch.error() if watch.expired else stream_error_from(error)
             if failure is None:
                 raise
             raise ProviderError(failure) from error
         return "".join(block.text for block in message.content if isinstance(block, TextBlock))
+
+    async def _open(
+        self, watch: StreamWatch, stack: contextlib.AsyncExitStack, **params: Any
+    ) -> AsyncMessageStream:
+        """Send the request within the first-byte deadline; `stack` closes its response."""
+        async with watch.opening():
+            return await stack.enter_async_context(self._client.messages.stream(**params))
+
+
+async def _final_message(stream: AsyncMessageStream, watch: StreamWatch) -> Message:
+    if not watch.answering:  # the SDK has no message to give and would fail an assertion
+        raise httpx2.RemoteProtocolError("Claude's stream ended before its first event.")
+    return await stream.get_final_message()
 
 
 def _message_param(turn: ChatTurn) -> MessageParam:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import httpx2
 from django.conf import settings
 
+from apps.chat.llm.bounds import Bounds
 from apps.chat.llm.offline import OfflineProvider
 from apps.chat.llm.types import LLMProvider
 
@@ -22,7 +23,7 @@ def get_llm_provider(
     cheap_model: str,
     http_client: httpx2.AsyncClient | None = None,
     base_url: str | None = None,
-    timeout: float | None = None,
+    bounds: Bounds | None = None,
     max_retries: int | None = None,
     max_tool_rounds: int | None = None,
     offline_word_delay: float = 0.0,
@@ -45,6 +46,7 @@ def get_llm_provider(
                 api_key=compatible.api_key,
                 tools=compatible.tools,
                 http_client=http_client,
+                bounds=bounds,
             )
         return OfflineProvider(word_delay=offline_word_delay)
     # Imported here so that an offline install never pays for importing the SDK.
@@ -56,7 +58,7 @@ def get_llm_provider(
         cheap_model=cheap_model,
         http_client=http_client,
         base_url=base_url,
-        timeout=claude.DEFAULT_TIMEOUT_SECONDS if timeout is None else timeout,
+        bounds=bounds,
         max_retries=claude.DEFAULT_MAX_RETRIES if max_retries is None else max_retries,
         max_tool_rounds=(
             claude.DEFAULT_MAX_TOOL_ROUNDS if max_tool_rounds is None else max_tool_rounds
@@ -99,6 +101,7 @@ def build_provider() -> LLMProvider:
         cheap_model=settings.CAIRN_CHEAP_MODEL,
         offline_word_delay=settings.CAIRN_OFFLINE_WORD_DELAY,
         compatible=compatible_server(),
+        bounds=Bounds.from_settings(),
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import httpx2
 import openai
 
+from apps.chat.llm.bounds import Bounds, StreamWatch, http_client_for
 from apps.chat.llm.execution import run_tool_call
 from apps.chat.llm.types import (
     DEFAULT_MAX_TOKENS,
@@ -35,8 +36,10 @@ from apps.chat.llm.types import (
 )
 from apps.chat.pipeline.sources import SourceItem
 
-DEFAULT_TIMEOUT_SECONDS = 120.0  # local models on a CPU can think for a while
-DEFAULT_MAX_RETRIES = 2
+# A request that reached the server is never sent again (the model may have started on
+# it); a connection that could not be made is tried again once by the HTTP client.
+DEFAULT_MAX_RETRIES = 0
+SERVER = "The model server"
 DEFAULT_MAX_TOOL_ROUNDS = 4
 # Words a server uses when it refuses `tools` for a model that cannot call them.
 _NO_TOOLS_HINTS = ("tool", "function")
@@ -71,7 +74,7 @@ class OpenAICompatibleProvider:
         api_key: str | None = None,
         tools: bool = True,
         http_client: httpx2.AsyncClient | None = None,
-        timeout: float = DEFAULT_TIMEOUT_SECONDS,
+        bounds: Bounds | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
     ) -> None:
@@ -84,12 +87,13 @@ class OpenAICompatibleProvider:
         }
         self.tools_supported = tools
         self._max_tool_rounds = max_tool_rounds
+        self._bounds = bounds or Bounds()
         self._client = openai.AsyncOpenAI(
             # Local servers ignore the key, but the SDK insists on one.
             api_key=(api_key or "").strip() or "not-needed",
             base_url=self.base_url,
-            http_client=http_client,
-            timeout=httpx2.Timeout(timeout, connect=10.0),
+            http_client=http_client or http_client_for(self._bounds),
+            timeout=self._bounds.http_timeout(),
             max_retries=max_retries,
         )
 
@@ -130,34 +134,38 @@ class OpenAICompatibleProvider:
             pending: dict[int, _PendingCall] = {}
             finish = "stop"
             text_seen = False
+            watch = StreamWatch(self._bounds, server=SERVER)
             try:
-                chunks = await self._create(
-                    model=model,
-                    conversation=conversation,
-                    tools=tools if offer_tools else (),
-                    last_round=last_round,
-                    max_tokens=max_tokens,
-                )
-                async for chunk in chunks:
-                    answered_model = chunk.model or answered_model
-                    if chunk.usage is not None:
-                        usage += Usage(
-                            chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0
-                        )
-                    for choice in chunk.choices:
-                        delta = choice.delta
-                        if delta.content:
-                            text_seen = True
-                            yield TextDelta(delta.content)
-                        for part in delta.tool_calls or ():
-                            partial = pending.setdefault(part.index, _PendingCall())
-                            partial.id = part.id or partial.id
-                            if part.function is not None:
-                                partial.name = part.function.name or partial.name
-                                if part.function.arguments:
-                                    partial.arguments.append(part.function.arguments)
-                        if choice.finish_reason:
-                            finish = choice.finish_reason
+                async with watch.opening():
+                    chunks = await self._create(
+                        model=model,
+                        conversation=conversation,
+                        tools=tools if offer_tools else (),
+                        last_round=last_round,
+                        max_tokens=max_tokens,
+                    )
+                async with chunks:  # closes the response however the round ends
+                    stream = aiter(chunks)
+                    while (chunk := await watch.next_event(stream)) is not None:
+                        answered_model = chunk.model or answered_model
+                        if chunk.usage is not None:
+                            usage += Usage(
+                                chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0
+                            )
+                        for choice in chunk.choices:
+                            delta = choice.delta
+                            if delta.content:
+                                text_seen = True
+                                yield TextDelta(delta.content)
+                            for part in delta.tool_calls or ():
+                                partial = pending.setdefault(part.index, _PendingCall())
+                                partial.id = part.id or partial.id
+                                if part.function is not None:
+                                    partial.name = part.function.name or partial.name
+                                    if part.function.arguments:
+                                        partial.arguments.append(part.function.arguments)
+                            if choice.finish_reason:
+                                finish = choice.finish_reason
             except Exception as error:
                 if offer_tools and not text_seen and _refuses_tools(error):
                     self.tools_supported = False  # this server or model cannot call tools
@@ -169,7 +177,11 @@ class OpenAICompatibleProvider:
                     ):
                         yield event
                     return
-                failure = stream_error_from(error, base_url=self.base_url)
+                failure = (
+                    watch.error()
+                    if watch.expired
+                    else stream_error_from(error, base_url=self.base_url)
+                )
                 if failure is None:
                     raise
                 yield failure
@@ -252,23 +264,33 @@ class OpenAICompatibleProvider:
         max_tokens: int = 1024,
         model_role: ModelRole = "cheap",
     ) -> str:
+        # Streamed, so that a cheap call has the same bounds as an answer: a server that
+        # is slow but alive is waited for, one that says nothing is given up on.
+        watch = StreamWatch(self._bounds, server=SERVER)
+        parts: list[str] = []
         try:
-            response = await self._client.chat.completions.create(
-                model=self.model_name(model_role),
-                messages=[
-                    {"role": "system", "content": system},
-                    {"role": "user", "content": prompt},
-                ],
-                max_tokens=max_tokens,
-            )
+            async with watch.opening():
+                chunks = await self._client.chat.completions.create(
+                    model=self.model_name(model_role),
+                    messages=[
+                        {"role": "system", "content": system},
+                        {"role": "user", "content": prompt},
+                    ],
+                    max_tokens=max_tokens,
+                    stream=True,
+                )
+            async with chunks:
+                stream = aiter(chunks)
+                while (chunk := await watch.next_event(stream)) is not None:
+                    parts += [choice.delta.content or "" for choice in chunk.choices[:1]]
         except Exception as error:
-            failure = stream_error_from(error, base_url=self.base_url)
+            failure = (
+                watch.error() if watch.expired else stream_error_from(error, base_url=self.base_url)
+            )
             if failure is None:
                 raise
             raise ProviderError(failure) from error
-        if not response.choices:
-            return ""
-        return response.choices[0].message.content or ""
+        return "".join(parts)
 
 
 def _refuses_tools(error: Exception) -> bool:

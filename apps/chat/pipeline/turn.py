@@ -72,6 +72,14 @@ def _clarifying_answer(prepared: PreparedTurn) -> Message:
         )
 
 
+def _what_is_saved(answer: Message) -> str:
+    """Said only once it is true: the question was committed before the model was asked,
+    and `answer` is the row `finish_turn` saved."""
+    if answer.status == Message.Status.PARTIAL:
+        return "Your message and the answer so far are saved."
+    return "Your message is saved."
+
+
 async def run_turn(
     *,
     user: User,
@@ -119,9 +127,11 @@ async def run_turn(
         prepared, provider=provider, emit=emit, tool_executor=tools.executor()
     )
     answer = await finish_turn(prepared, outcome, provider)
-    if outcome.error:
-        code = ErrorCode.CANCELLED if outcome.error == STOPPED_BY_USER else ErrorCode.PROVIDER
-        await emit(TurnError(code=code, message=outcome.error, message_id=answer.id))
+    if outcome.error == STOPPED_BY_USER:
+        await emit(TurnError(code=ErrorCode.CANCELLED, message=outcome.error, message_id=answer.id))
+    elif outcome.error:
+        message = f"{outcome.error} {_what_is_saved(answer)}"
+        await emit(TurnError(code=ErrorCode.PROVIDER, message=message, message_id=answer.id))
     if answer.review_findings or (answer.usage or {}).get("aligned"):
         await emit(Reviewed(message=answer))
     await emit(await _done(answer))
