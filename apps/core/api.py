@@ -1,4 +1,5 @@
-"""What every DRF endpoint shares: a service's ``ValidationError`` is a 400.
+"""What every DRF endpoint shares: a service's ``ValidationError`` is a 400 (a storage
+that cannot take a file, 507 Insufficient Storage).
 
 Services raise Django's ``ValidationError`` with field errors; views let it propagate and
 this handler (``REST_FRAMEWORK["EXCEPTION_HANDLER"]``) answers it as DRF's 400 with those
@@ -21,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from .request_user import current_user
+from .storage import StorageUnavailable
 
 
 def as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
@@ -31,6 +33,8 @@ def as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, StorageUnavailable):  # the server's disk, not the request, is at fault
+        return Response({"file": [exc.reason]}, status=exc.status_code)
     if isinstance(exc, DjangoValidationError):
         exc = as_drf_error(exc)
     return drf_exception_handler(exc, context)

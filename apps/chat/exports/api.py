@@ -17,7 +17,7 @@ from apps.projects.selectors import project_list
 from apps.projects.services import project_ensure_personal
 
 from .selectors import chat_import_get, chat_import_list
-from .store import chat_import_create
+from .store import chat_import_create, chat_import_delete
 
 
 class ChatImportSerializer(serializers.ModelSerializer):
@@ -106,3 +106,11 @@ class ChatImportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             extract_claims=data.validated_data["extract_claims"],
         )
         return Response(ChatImportSerializer(chat_import).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        summary="Delete an import's record and its uploaded file (its conversations stay)",
+        responses={204: None},
+    )
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        chat_import_delete(chat_import=self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)

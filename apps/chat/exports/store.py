@@ -26,6 +26,7 @@ from apps.chat.models import ChatImport, Conversation, Message
 from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.claims.models import ClaimOrigin, ClaimStatus
 from apps.core.jobs import queue_task
+from apps.core.storage import storage_writing, stored_files_delete
 from apps.projects.models import Project
 
 from .parse import ExportConversation, ExportError, read_export
@@ -63,13 +64,21 @@ def chat_import_create(
     if upload.size is not None and upload.size > limit:
         raise ValidationError({"file": f"Exports up to {limit // (1024 * 1024)} MB are accepted."})
     _check(upload)
-    chat_import = ChatImport.objects.create(
+    chat_import = ChatImport(
         user=user,
         project=project,
-        file=upload,
         file_name=(upload.name or "export")[:200],
         extract_claims=extract_claims,
     )
+    # The file first, under a key of its own; a disk that cannot take it is the ``file``
+    # field's error, and a row that cannot be written takes its file with it.
+    with storage_writing():
+        chat_import.file.save(upload.name or "export", upload, save=False)
+    try:
+        chat_import.save()
+    except BaseException:
+        stored_files_delete([chat_import.file.name])
+        raise
     if not queue:
         return chat_import
     transaction.on_commit(
@@ -80,6 +89,15 @@ def chat_import_create(
         )
     )
     return chat_import
+
+
+def chat_import_delete(*, chat_import: ChatImport) -> None:
+    """The import's record and its stored export, once committed. The conversations it
+    brought stay: they are the user's now, deleted one by one like any other."""
+    name = chat_import.file.name
+    chat_import.delete()
+    if name:
+        transaction.on_commit(lambda: stored_files_delete([name]))
 
 
 def _check(upload: UploadedFile) -> None:

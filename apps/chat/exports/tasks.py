@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from apps.chat.models import ChatImport, Message
 from apps.core.jobs import queue_task
+from apps.core.storage import stored_file_open
 from apps.indexing.services import messages_index
 
 from .parse import ExportError, read_export
@@ -38,7 +39,7 @@ def chat_import_run(chat_import_id: str, start: int = 0, *, inline: bool = False
     ):
         return
     try:
-        with chat_import.file.open("rb") as handle:
+        with stored_file_open(chat_import.file.name) as handle:
             parsed = read_export(handle.read())
     except (ExportError, OSError) as error:
         ChatImport.objects.filter(pk=chat_import.pk).update(
