@@ -15,7 +15,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
@@ -30,6 +30,12 @@ def as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
     if hasattr(error, "error_dict"):
         return serializers.ValidationError(error.message_dict)
     return serializers.ValidationError({"detail": error.messages})
+
+
+STORAGE_REFUSED = OpenApiResponse(
+    description="The server's storage has no room for the file, or is read-only: nothing "
+    'was saved. The body names the field in words: `{"file": ["…"]}`.'
+)
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
