@@ -91,7 +91,12 @@ def test_a_taken_name_gets_another_rather_than_overwriting(media_root: Path) -> 
 
 @pytest.mark.parametrize(
     ("code", "words"),
-    [(errno.ENOSPC, NO_ROOM), (errno.EDQUOT, NO_ROOM), (errno.EROFS, READ_ONLY)],
+    [
+        (errno.ENOSPC, NO_ROOM),
+        (errno.EDQUOT, NO_ROOM),
+        (errno.EROFS, READ_ONLY),
+        (errno.EACCES, READ_ONLY),  # a folder the server may not write in
+    ],
 )
 def test_a_disk_that_cannot_take_a_file_is_the_file_fields_error(code: int, words: str) -> None:
     with pytest.raises(StorageUnavailable) as caught, storage_writing():
