@@ -41,7 +41,8 @@ _UNSAFE_CHARACTERS = re.compile(r'[\x00-\x1f\x7f<>:"|?*]')
 
 NO_ROOM = "The server has no room to store this file; nothing was saved."
 READ_ONLY = (
-    "The server cannot write files at the moment (its storage is read-only); nothing was saved."
+    "The server cannot write files at the moment (its storage is read-only or not writable); "
+    "nothing was saved."
 )
 NOT_IN_STORAGE = (
     "The uploaded file is not in this worker's storage: do the web and worker processes "
