@@ -164,19 +164,30 @@ def stored_file_local(name: str | None) -> Iterator[Path]:
 
 
 def stored_files_delete(names: Sequence[str | None]) -> None:
-    """Delete stored files and, on a local disk, the per-upload folder each lived in."""
+    """Delete stored files and, on a local disk, the folders left empty by it: the upload's
+    own, and its user's when that was the last (a store that is undone keeps nothing)."""
     for name in names:
         if not name:
             continue
         try:
             default_storage.delete(name)
-            directory = Path(default_storage.path(name)).parent
-            if directory.is_dir() and not any(directory.iterdir()):
-                directory.rmdir()
+            _remove_empty_parents(Path(default_storage.path(name)).parent)
         except NotImplementedError:  # a bucket has no folders to remove
             pass
         except OSError:
             logger.warning("could not delete stored file %s", name, exc_info=True)
+
+
+def _remove_empty_parents(directory: Path) -> None:
+    # A folder another upload is being made in is not empty (its UUID folder is made with
+    # it), or is made again (AtomicFileSystemStorage._make_directories tries again).
+    root = Path(default_storage.path(""))
+    while directory != root and directory.is_relative_to(root):
+        try:
+            directory.rmdir()
+        except OSError:  # not empty, or gone already
+            return
+        directory = directory.parent
 
 
 class AtomicFileSystemStorage(FileSystemStorage):

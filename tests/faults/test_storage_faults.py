@@ -110,8 +110,9 @@ def claude_export(said: str, *, conversation_id: str = "cl-1", pad: int = 0) -> 
     ).encode()
 
 
-def _post_documents(client: APIClient, name: str, data: bytes) -> Any:
-    return client.post("/api/v1/documents/", {"files": [upload(name, data)]}, format="multipart")
+def _post_documents(client: APIClient, *files: tuple[str, bytes]) -> Any:
+    parts = [upload(name, data) for name, data in files]
+    return client.post("/api/v1/documents/", {"files": parts}, format="multipart")
 
 
 def _post_import(client: APIClient, data: bytes) -> Any:
@@ -128,7 +129,10 @@ def test_a_full_volume_answers_507_naming_file_keeps_nothing_and_later_uploads_w
     volume: Path,
     committed: Committed,  # noqa: F811
 ) -> None:
-    document = _post_documents(token_client, "big.txt", TWO_MEGABYTES)
+    # The first file fits, the second fills the disk: the first goes too.
+    document = _post_documents(
+        token_client, ("first.txt", b"Fits easily."), ("big.txt", TWO_MEGABYTES)
+    )
     chat_import = _post_import(token_client, claude_export("Sail in June", pad=2 * 1024 * 1024))
 
     assert (document.status_code, document.json()) == (507, {"file": [NO_ROOM]})
@@ -139,7 +143,7 @@ def test_a_full_volume_answers_507_naming_file_keeps_nothing_and_later_uploads_w
     assert not ChatImport.objects.exists()
 
     with committed():
-        later = _post_documents(token_client, "notes.txt", b"Harbour dues are 60 euros.")
+        later = _post_documents(token_client, ("notes.txt", b"Harbour dues are 60 euros."))
 
     assert later.status_code == 201, later.content
     stored = Document.objects.get()
@@ -179,7 +183,7 @@ def test_a_full_volume_is_the_file_fields_error_on_the_pages(
 def test_a_read_only_volume_answers_507_in_words_and_keeps_nothing(
     token_client: APIClient, page_client: Client, user: User, read_only_volume: Path
 ) -> None:
-    document = _post_documents(token_client, "notes.txt", b"Harbour dues are 60 euros.")
+    document = _post_documents(token_client, ("notes.txt", b"Harbour dues are 60 euros."))
     imports_page = page_client.post(
         "/imports/",
         {
