@@ -33,8 +33,9 @@ def as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
 
 
 STORAGE_REFUSED = OpenApiResponse(
-    description="The server's storage has no room for the file, or is read-only: nothing "
-    'was saved. The body names the field in words: `{"file": ["…"]}`.'
+    description="The server's storage has no room for the file, or is read-only (507), or "
+    "its bucket could not take it (503): nothing was saved. The body names the field in "
+    'words: `{"file": ["…"]}`.'
 )
 
 

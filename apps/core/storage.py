@@ -44,6 +44,10 @@ READ_ONLY = (
     "The server cannot write files at the moment (its storage is read-only or not writable); "
     "nothing was saved."
 )
+UNREACHABLE = (
+    "The server's file storage could not take this file just now; nothing was saved. "
+    "Try again in a while."
+)
 NOT_IN_STORAGE = (
     "The uploaded file is not in this worker's storage: do the web and worker processes "
     "share MEDIA_ROOT or STORAGE_URL?"
@@ -76,13 +80,13 @@ class StorageUnavailable(ValidationError):
     """The storage refused a file for want of room or write access; nothing of it was kept.
 
     A ValidationError naming ``file``, so a door that knows no better still answers 400
-    with the field; the REST handler answers 507 (apps/core/api.py)."""
+    with the field; the REST handler answers ``status_code`` (apps/core/api.py): 507 for a
+    disk, 503 for a bucket that could not be reached or refused the file."""
 
-    status_code = 507
-
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, status_code: int = 507) -> None:
         super().__init__({"file": message})
         self.reason = message
+        self.status_code = status_code
 
 
 class StoredFileMissing(FileNotFoundError):
@@ -116,6 +120,21 @@ def storage_writing() -> Iterator[None]:
             raise
         logger.error("storing a file failed: %s", error)
         raise StorageUnavailable(refusal) from error
+    except Exception as error:
+        if not isinstance(error, _bucket_errors()):
+            raise
+        logger.error("storing a file in the bucket failed: %s", error)
+        raise StorageUnavailable(UNREACHABLE, status_code=503) from error
+
+
+def _bucket_errors() -> tuple[type[Exception], ...]:
+    """botocore's errors (an S3 endpoint down, a missing bucket, refused keys), imported
+    only when a store has failed: most deployments never load it."""
+    try:
+        from botocore.exceptions import BotoCoreError, ClientError
+    except ImportError:
+        return ()
+    return (BotoCoreError, ClientError)
 
 
 def stored_file_open(name: str | None) -> IO[bytes]:

@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 
 from apps.accounts.models import User
 from apps.chat.models import ChatImport, Message
+from apps.core.storage import UNREACHABLE
 from apps.indexing.models import Chunk, Document, DocumentStatus
 from apps.indexing.services import documents_upload
 from apps.indexing.tasks import index_documents
@@ -165,3 +166,26 @@ def test_a_worker_whose_bucket_lacks_the_file_fails_in_words(bucket: Any, user: 
     document = Document.objects.get(pk=result.document.pk)
     assert document.status == DocumentStatus.FAILED
     assert "not in this worker's storage" in document.error
+
+
+def test_a_bucket_that_refuses_the_file_is_503_naming_file_and_keeps_no_row(
+    bucket: Any, settings: Any, s3_endpoint: str, token_client: APIClient
+) -> None:
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": storage_from_url(f"s3://no-such-bucket?endpoint_url={s3_endpoint}"),
+    }
+
+    response = token_client.post(
+        "/api/v1/documents/", {"files": [upload("notes.txt", "Harbour notes")]}, format="multipart"
+    )
+    imported = token_client.post(
+        "/api/v1/imports/",
+        {"file": SimpleUploadedFile("conversations.json", claude_export("Sail in June"))},
+        format="multipart",
+    )
+
+    assert (response.status_code, response.json()) == (503, {"file": [UNREACHABLE]})
+    assert (imported.status_code, imported.json()) == (503, {"file": [UNREACHABLE]})
+    assert not Document.objects.exists()
+    assert not ChatImport.objects.exists()

@@ -92,7 +92,7 @@ class ChatImportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(
         summary="Import a ChatGPT or Claude export in the background",
         request=ChatImportInputSerializer,
-        responses={202: ChatImportSerializer, 507: STORAGE_REFUSED},
+        responses={202: ChatImportSerializer, 503: STORAGE_REFUSED, 507: STORAGE_REFUSED},
     )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         user = current_user(request)

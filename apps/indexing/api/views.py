@@ -166,7 +166,11 @@ class DocumentViewSet(viewsets.GenericViewSet):
         "`indexing.progress` events on `/ws/events/`. A file whose content was "
         "already uploaded to the project is reported as a duplicate.",
         request={"multipart/form-data": DocumentUploadInputSerializer},
-        responses={201: UploadOutputSerializer(many=True), 507: STORAGE_REFUSED},
+        responses={
+            201: UploadOutputSerializer(many=True),
+            503: STORAGE_REFUSED,
+            507: STORAGE_REFUSED,
+        },
     )
     def create(self, request: Request) -> Response:
         files = request.FILES.getlist("files") or request.FILES.getlist("file")
