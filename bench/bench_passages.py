@@ -141,21 +141,15 @@ def recut_old_way(project: object, *, pooled: bool) -> None:
     from apps.indexing.extract import extract_text
     from apps.indexing.models import Document
     from apps.indexing.services.chunk_writes import Prepared, chunks_replace
-    from apps.indexing.services.files import document_file_path
+    from apps.indexing.services.files import document_file_local
 
     provider = get_embedding_provider()
     documents = Document.objects.filter(source__project=project).select_related("source__project")
-    prepared = [
-        Prepared(
-            d,
-            chunk_file_text(extract_text(document_file_path(d)).text),
-            d.sha256,
-            d.size,
-            d.mtime,
-            d.doc_type,
-        )
-        for d in documents
-    ]
+    prepared = []
+    for d in documents:
+        with document_file_local(d) as local:
+            text = extract_text(local.path).text
+        prepared.append(Prepared(d, chunk_file_text(text), d.sha256, d.size, d.mtime, d.doc_type))
     texts = [chunk.text for item in prepared for chunk in item.chunks]
     vectors = pooled_vectors(texts, provider) if pooled else provider.embed_documents(texts)
     chunks_replace(prepared, vectors, provider.name)

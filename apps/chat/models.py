@@ -5,6 +5,8 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from apps.core.storage import upload_key
+
 EXPORT_SOURCE_NAMES = {"chatgpt": "ChatGPT", "claude": "Claude"}
 
 
@@ -103,6 +105,12 @@ class Message(models.Model):
         return f"{self.role}: {self.content[:60]}"
 
 
+def import_upload_to(chat_import: ChatImport, filename: str) -> str:
+    """``imports/<user id>/<uuid4>/<name>``: every export is named ``conversations.json``
+    or the like, so a key by name and month let a worker open another user's file."""
+    return upload_key(kind="imports", user_id=chat_import.user_id, name=filename)
+
+
 class ChatImport(models.Model):
     """One upload of a ChatGPT or Claude export, worked through in the background: its
     progress is what the Import page's bar and ``GET /api/v1/imports/<id>/`` show."""
@@ -121,7 +129,7 @@ class ChatImport(models.Model):
     project = models.ForeignKey(
         "projects.Project", on_delete=models.CASCADE, related_name="chat_imports"
     )
-    file = models.FileField(upload_to="imports/%Y/%m/", max_length=300)
+    file = models.FileField(upload_to=import_upload_to, max_length=300)
     file_name = models.CharField(max_length=200)
     source = models.CharField(max_length=20, blank=True)  # detected: chatgpt / claude
     extract_claims = models.BooleanField(default=False)

@@ -1,4 +1,5 @@
-"""What every DRF endpoint shares: a service's ``ValidationError`` is a 400.
+"""What every DRF endpoint shares: a service's ``ValidationError`` is a 400 (a storage
+that cannot take a file, 507 Insufficient Storage).
 
 Services raise Django's ``ValidationError`` with field errors; views let it propagate and
 this handler (``REST_FRAMEWORK["EXCEPTION_HANDLER"]``) answers it as DRF's 400 with those
@@ -14,13 +15,14 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from .request_user import current_user
+from .storage import StorageUnavailable
 
 
 def as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
@@ -30,7 +32,16 @@ def as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
     return serializers.ValidationError({"detail": error.messages})
 
 
+STORAGE_REFUSED = OpenApiResponse(
+    description="The server's storage has no room for the file, or is read-only (507), or "
+    "its bucket could not take it (503): nothing was saved. The body names the field in "
+    'words: `{"file": ["…"]}`.'
+)
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, StorageUnavailable):  # the server's disk, not the request, is at fault
+        return Response({"file": [exc.reason]}, status=exc.status_code)
     if isinstance(exc, DjangoValidationError):
         exc = as_drf_error(exc)
     return drf_exception_handler(exc, context)

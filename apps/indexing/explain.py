@@ -62,6 +62,13 @@ def explain_document(document: Document) -> Explanation | None:
 
 
 def _words_for(reason: str, suffix: str) -> tuple[str, str]:
+    if "not in this worker's storage" in reason:  # apps/core/storage.py NOT_IN_STORAGE
+        return (
+            "The server's background worker cannot see the stored file: it does not share "
+            "its file storage with the web server.",
+            "An administrator must give both the same MEDIA_ROOT or STORAGE_URL; then use "
+            "Re-index.",
+        )
     if "password-protected" in reason:
         return (
             "This PDF is protected by a password, so Cairn cannot open it.",

@@ -18,6 +18,8 @@ from django.db import models
 from django.db.models import Func, Q
 from pgvector.django import HnswIndex, VectorField
 
+from apps.core.storage import upload_key
+
 EMBEDDING_DIMENSIONS = 384
 PATH_MAX_LENGTH = 1024
 
@@ -109,10 +111,9 @@ class Source(models.Model):
 
 
 def upload_to(document: Document, filename: str) -> str:
-    """``uploads/<user id>/<document id>/<name>``: a directory per document, so two uploads
-    with the same name never collide and deleting one removes exactly its file."""
-    owner_id = document.source.project.owner_id
-    return f"uploads/{owner_id}/{document.id}/{PurePosixPath(filename).name}"
+    """``uploads/<user id>/<uuid4>/<name>``: a key per upload (a replaced file gets a new
+    one), so no two uploads ever share a key and deleting one removes exactly its file."""
+    return upload_key(kind="uploads", user_id=document.source.project.owner_id, name=filename)
 
 
 class Document(models.Model):

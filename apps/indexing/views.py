@@ -46,7 +46,7 @@ from .services import (
     source_delete,
     source_refresh,
 )
-from .services.files import UnsafePath, document_file_path
+from .services.files import UnsafePath, document_file_open
 
 DOCUMENTS_SHOWN = 200
 PASSAGES_PER_PAGE = 50
@@ -241,8 +241,7 @@ def document_original(request: HttpRequest, document_id: uuid.UUID) -> FileRespo
     and a missing file answer the same 404. ``?download=1`` always downloads."""
     document = document_get(user=current_user(request), document_id=document_id)
     try:
-        path = document_file_path(document)
-        handle = path.open("rb")
+        handle = document_file_open(document)
     except (OSError, UnsafePath) as error:
         raise Http404("No such file.") from error
     content_type = mimetypes.guess_type(document.name)[0] or "application/octet-stream"

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import environ
 
+from config.storage_url import storage_from_url
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 env = environ.Env()
@@ -137,8 +139,12 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
+# Users' files: a folder under MEDIA_ROOT (a shared volume serves several machines), or an
+# S3-compatible bucket: STORAGE_URL=s3://BUCKET?endpoint_url=…&region_name=… (keys from
+# AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY). config/storage_url.py.
+STORAGE_URL: str = env("STORAGE_URL", default="")
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": storage_from_url(STORAGE_URL),
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024

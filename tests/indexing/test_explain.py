@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from apps.core.storage import NOT_IN_STORAGE
 from apps.indexing.explain import explain_document, reindex_refusal
 from apps.indexing.models import Document, DocumentStatus
 
@@ -49,6 +50,7 @@ def test_a_program_file_is_a_kind_cairn_does_not_read_and_offers_no_reindex() ->
         ("no text to index (empty)", "no text in it"),
         ("not a readable docx file (BadZipFile: bad)", "could not be read"),
         ("the file no longer exists", "could not open the stored file"),
+        (NOT_IN_STORAGE, "does not share its file storage"),
         ("indexing failed 3 times: boom", "error on the server"),
     ],
 )

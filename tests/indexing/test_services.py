@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,7 +60,7 @@ def test_upload_is_stored_under_the_user_and_indexed(
 
     document = Document.objects.get(pk=results[0].document.pk)
     assert document.status == DocumentStatus.INDEXED
-    assert document.file.name.startswith(f"uploads/{user.pk}/{document.pk}/notes")
+    assert re.fullmatch(rf"uploads/{user.pk}/[0-9a-f]{{32}}/notes\.txt", document.file.name)
     assert (media_root / document.file.name).is_file()
     assert document.chunk_count > 1
     assert document.chunks.count() == document.chunk_count

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.chat.models import ChatImport
-from apps.core.api import OwnedPrimaryKeyField
+from apps.core.api import STORAGE_REFUSED, OwnedPrimaryKeyField
 from apps.core.request_user import current_user
 from apps.projects.selectors import project_list
 from apps.projects.services import project_ensure_personal
@@ -114,7 +114,7 @@ class ChatImportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(
         summary="Import a ChatGPT or Claude export in the background",
         request=ChatImportInputSerializer,
-        responses={202: ChatImportSerializer},
+        responses={202: ChatImportSerializer, 503: STORAGE_REFUSED, 507: STORAGE_REFUSED},
     )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         user = current_user(request)

@@ -27,6 +27,7 @@ from apps.chat.models import ChatImport, Conversation, Message
 from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.claims.models import ClaimOrigin, ClaimStatus
 from apps.core.models import Work, WorkState
+from apps.core.storage import storage_writing, stored_files_delete
 from apps.core.work import work_add, work_group_state
 from apps.projects.models import Project
 
@@ -76,23 +77,32 @@ def chat_import_create(
     if upload.size is not None and upload.size > limit:
         raise ValidationError({"file": f"Exports up to {limit // (1024 * 1024)} MB are accepted."})
     _check(upload)
-    chat_import = ChatImport.objects.create(
+    chat_import = ChatImport(
         user=user,
         project=project,
-        file=upload,
         file_name=(upload.name or "export")[:200],
         extract_claims=extract_claims,
     )
-    if queue:
-        # Owed in the same transaction as the row: an import is never left waiting for a
-        # task the queue lost.
-        work_add(
-            task=RUN_TASK,
-            args=[str(chat_import.pk), 0],
-            key=f"{chat_import.pk}:0",
-            group=chat_import_group(chat_import.pk),
-            user_id=user.pk,
-        )
+    # The file first, under a key of its own; a disk that cannot take it is the ``file``
+    # field's error, and a row (or the work it owes) that cannot be written takes its file
+    # with it.
+    with storage_writing():
+        chat_import.file.save(upload.name or "export", upload, save=False)
+    try:
+        chat_import.save()
+        if queue:
+            # Owed in the same transaction as the row: an import is never left waiting
+            # for a task the queue lost.
+            work_add(
+                task=RUN_TASK,
+                args=[str(chat_import.pk), 0],
+                key=f"{chat_import.pk}:0",
+                group=chat_import_group(chat_import.pk),
+                user_id=user.pk,
+            )
+    except BaseException:
+        stored_files_delete([chat_import.file.name])
+        raise
     return chat_import
 
 
@@ -300,6 +310,5 @@ def chat_import_delete(*, chat_import: ChatImport, with_conversations: bool = Fa
     name = chat_import.file.name
     chat_import.delete()
     if name:
-        storage = chat_import.file.storage
-        transaction.on_commit(lambda: storage.delete(name))
+        transaction.on_commit(lambda: stored_files_delete([name]))
     return deleted

@@ -20,6 +20,7 @@ from django.db.models import F, Value
 from django.db.models.functions import Greatest
 
 from apps.chat.models import ChatImport, Message
+from apps.core.storage import stored_file_open
 from apps.core.work import WorkFailed, durable, work_add
 from apps.indexing.services import messages_index
 
@@ -52,7 +53,7 @@ def chat_import_run(chat_import_id: str, start: int = 0) -> str:
     if chat_import is None:
         return "import gone"
     try:
-        with chat_import.file.open("rb") as handle:
+        with stored_file_open(chat_import.file.name) as handle:
             parsed = read_export(handle.read())
     except (ExportError, OSError) as error:
         raise WorkFailed(str(error)) from error

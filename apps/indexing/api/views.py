@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.api import STORAGE_REFUSED
 from apps.core.request_user import current_user
 from apps.core.validation import validated
 from apps.projects.models import Project
@@ -165,7 +166,11 @@ class DocumentViewSet(viewsets.GenericViewSet):
         "`indexing.progress` events on `/ws/events/`. A file whose content was "
         "already uploaded to the project is reported as a duplicate.",
         request={"multipart/form-data": DocumentUploadInputSerializer},
-        responses={201: UploadOutputSerializer(many=True)},
+        responses={
+            201: UploadOutputSerializer(many=True),
+            503: STORAGE_REFUSED,
+            507: STORAGE_REFUSED,
+        },
     )
     def create(self, request: Request) -> Response:
         files = request.FILES.getlist("files") or request.FILES.getlist("file")

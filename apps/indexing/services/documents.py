@@ -21,12 +21,14 @@ from functools import partial
 from django.conf import settings
 from django.db import DatabaseError, transaction
 
+from apps.core.storage import StoredFileMissing
+
 from ..chunking import chunk_document_text, document_window_tokens
 from ..embeddings import EmbeddingProvider, Matrix, get_embedding_provider
 from ..extract import ExtractionError, extract_text
 from ..models import Chunk, Document, DocumentStatus
 from .chunk_writes import Prepared, chunks_replace
-from .files import UnsafePath, document_file_path, file_mtime, file_sha256
+from .files import UnsafePath, document_file_local, file_sha256
 from .progress import ProgressBatch, source_document_finished
 
 logger = logging.getLogger(__name__)
@@ -153,20 +155,19 @@ def _prepare(
     recorded already)."""
     doc_id = str(document.pk)
     try:
-        path = document_file_path(document)
-        stat_result = path.stat()
-        sha256 = file_sha256(path)
-        if not force and _is_current(document, sha256, provider.name):
-            _record(
-                document,
-                DocumentStatus.INDEXED,
-                size=stat_result.st_size,
-                mtime=file_mtime(stat_result),
-                error=document.error,
-            )
-            run.unchanged.append(doc_id)
-            return None
-        extracted = extract_text(path)
+        with document_file_local(document) as local:
+            sha256 = file_sha256(local.path)
+            if not force and _is_current(document, sha256, provider.name):
+                _record(
+                    document,
+                    DocumentStatus.INDEXED,
+                    size=local.size,
+                    mtime=local.mtime,
+                    error=document.error,
+                )
+                run.unchanged.append(doc_id)
+                return None
+            extracted = extract_text(local.path)
     except ExtractionError as error:
         status = DocumentStatus.SKIPPED if error.skipped else DocumentStatus.FAILED
         _record_without_chunks(document, status, error.reason)
@@ -198,15 +199,7 @@ def _prepare(
             f"(up to character {chunks[limit - 1].end:,})"
         )
         chunks = chunks[:limit]
-    return Prepared(
-        document,
-        chunks,
-        sha256,
-        stat_result.st_size,
-        file_mtime(stat_result),
-        extracted.kind.value,
-        note,
-    )
+    return Prepared(document, chunks, sha256, local.size, local.mtime, extracted.kind.value, note)
 
 
 def _is_current(document: Document, sha256: str, model_name: str) -> bool:
@@ -257,6 +250,8 @@ def _finished(document: Document, progress: ProgressBatch, done: DocumentDone | 
 
 
 def _file_error(error: Exception) -> str:
+    if isinstance(error, StoredFileMissing):
+        return str(error)  # logged where it was found missing, with the storage's place
     if isinstance(error, FileNotFoundError):
         return "the file no longer exists"
     if isinstance(error, PermissionError):

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
+
+from apps.core.storage import stored_files_delete
 
 from ..explain import reindex_refusal
 from ..models import Document, Source, SourceKind, SourceStatus
@@ -151,18 +152,6 @@ def source_delete(*, source: Source) -> None:
     names = [name for name in source.documents.values_list("file", flat=True) if name]
     source.delete()
     transaction.on_commit(lambda: stored_files_delete(names))
-
-
-def stored_files_delete(names: Sequence[str]) -> None:
-    """Delete uploaded files and the per-document directory each lived in."""
-    for name in names:
-        try:
-            default_storage.delete(name)
-            directory = Path(default_storage.path(name)).parent
-            if directory.is_dir() and not any(directory.iterdir()):
-                directory.rmdir()
-        except (OSError, NotImplementedError):  # a non-local storage has no path(); fine
-            logger.warning("could not delete stored file %s", name, exc_info=True)
 
 
 def document_delete(*, document: Document) -> None:

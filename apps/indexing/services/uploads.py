@@ -1,11 +1,11 @@
-"""Uploading files into a project: stored under ``MEDIA_ROOT/uploads/<user>/<document>/``,
-de-duplicated by content within the project's uploads, then indexed in the background."""
+"""Uploading files into a project: stored through the storage API under a key of their own
+(``uploads/<user>/<uuid>/<name>``, apps/core/storage.py), de-duplicated by content within
+the project's uploads, then indexed in the background. A disk that cannot take them keeps
+nothing: no file, no row."""
 
 from __future__ import annotations
 
 import hashlib
-import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -18,17 +18,16 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
+from apps.core.storage import file_name_clean, storage_writing, stored_files_delete
+
 from ..extract.zipguard import format_bytes
 from ..models import Document, DocumentStatus, Source
 from .progress import source_run_add
 from .queue import enqueue_documents
-from .sources import source_ensure_upload, stored_files_delete
+from .sources import source_ensure_upload
 
 if TYPE_CHECKING:
     from apps.projects.models import Project
-
-NAME_MAX_LENGTH = 200
-_UNSAFE_CHARACTERS = re.compile(r'[\x00-\x1f\x7f<>:"|?*]')
 
 
 @dataclass(frozen=True)
@@ -42,18 +41,7 @@ class UploadResult:
     replaced: bool = False
 
 
-def upload_name_clean(name: str) -> str:
-    """A safe file name from a browser-supplied one: no directories (``../`` and
-    ``C:\\`` included), no control or reserved characters, never empty or hidden."""
-    name = unicodedata.normalize("NFC", name or "").replace("\\", "/")
-    name = PurePosixPath(name).name if "/" in name else name
-    name = _UNSAFE_CHARACTERS.sub("_", name).strip().lstrip(".").strip()
-    if not name:
-        return "upload"
-    if len(name) > NAME_MAX_LENGTH:
-        suffix = PurePosixPath(name).suffix[:20]
-        name = name[: NAME_MAX_LENGTH - len(suffix)] + suffix
-    return name
+upload_name_clean = file_name_clean
 
 
 def uploads_validate(files: Sequence[UploadedFile]) -> None:
@@ -78,10 +66,11 @@ def documents_upload(*, project: Project, files: Sequence[UploadedFile]) -> list
 
     The project must already be the requesting user's (``project_get``)."""
     uploads_validate(files)
-    source = source_ensure_upload(project=project)
     stored: list[str] = []
     try:
         with transaction.atomic():
+            # In the transaction: an upload that stores nothing leaves no source either.
+            source = source_ensure_upload(project=project)
             # One upload at a time per source, so two identical files uploaded at once
             # cannot both be stored.
             Source.objects.select_for_update().get(pk=source.pk)
@@ -113,7 +102,8 @@ def _store_all(
         if document is None:
             document = Document(source=source, path=name)
         old_file = document.file.name if replaced and document.file else ""
-        document.file.save(name, upload, save=False)
+        with storage_writing():
+            document.file.save(name, upload, save=False)
         stored.append(str(document.file.name))
         document.sha256, document.size, document.mtime = sha256, upload.size or 0, timezone.now()
         document.status, document.error, document.attempts = DocumentStatus.PENDING, "", 0

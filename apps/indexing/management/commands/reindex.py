@@ -20,7 +20,7 @@ from apps.indexing.embeddings import get_embedding_provider
 from apps.indexing.management.progress import ProgressBar
 from apps.indexing.models import Chunk, Document, DocumentStatus
 from apps.indexing.services import documents_index, message_windows_refresh
-from apps.indexing.services.files import UnsafePath, document_file_path
+from apps.indexing.services.files import document_file_exists
 from apps.indexing.services.reembed import (
     embeddings_refresh,
     stale_count,
@@ -150,7 +150,4 @@ class Command(BaseCommand):
 
 
 def _reachable(document: Document) -> bool:
-    try:
-        return document_file_path(document).is_file()
-    except (OSError, UnsafePath):
-        return False
+    return document_file_exists(document)
