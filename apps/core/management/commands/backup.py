@@ -1,0 +1,43 @@
+"""``manage.py backup``: the database and the uploaded files in one archive.
+
+apps/core/backup.py does the work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from apps.core.backup import BackupError, backup_create
+
+
+class Command(BaseCommand):
+    help = (
+        "Write one .tar.gz holding a consistent pg_dump of the database, every uploaded "
+        "file (through the storage API) and a manifest to check them by."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--output",
+            type=Path,
+            default=None,
+            help="the archive to write, or a directory to write it in "
+            "(default: $CAIRN_VAR_DIR/backups/cairn-backup-<UTC time>.tar.gz)",
+        )
+
+    def handle(self, *args: Any, output: Path | None, **options: Any) -> None:
+        target = output or Path(settings.VAR_DIR) / "backups"
+        if output is None:
+            target.mkdir(parents=True, exist_ok=True)
+        try:
+            written, manifest = backup_create(output=target)
+        except BackupError as error:
+            raise CommandError(str(error)) from error
+        self.stdout.write(
+            f"Backed up the database {manifest.database} ({len(manifest.tables)} tables, "
+            f"{manifest.rows:,} rows) and {len(manifest.files)} files "
+            f"({manifest.file_bytes:,} bytes) to {written}."
+        )
