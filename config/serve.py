@@ -69,7 +69,7 @@ def unapplied_migrations() -> list[str]:
 def _prepare(role: str) -> str | None:
     """Make the database ready (one machine) or check it is (a role); return why not."""
     from django.core.management import call_command
-    from django.db import DatabaseError
+    from django.db import DatabaseError, OperationalError
 
     from config.database_probe import DatabaseProblem, probe_database
     from config.embedded_db import EmbeddedDatabaseError
@@ -79,8 +79,8 @@ def _prepare(role: str) -> str | None:
             call_command("migrate", interactive=False, verbosity=1)
             call_command("collectstatic", interactive=False, verbosity=0)
         else:
-            # Connect first, so that an unreachable database is said as such.
-            print(f"  Database: {probe_database()}", flush=True)
+            # Before the probe: on an unmigrated database the advice is to migrate, not
+            # to install the extensions migrate installs.
             missing = unapplied_migrations()
             if missing:
                 shown = ", ".join(missing[:3]) + (" …" if len(missing) > 3 else "")
@@ -88,12 +88,13 @@ def _prepare(role: str) -> str | None:
                     f"the database lacks {len(missing)} migration(s) of this version "
                     f"({shown}): run `manage.py migrate` first."
                 )
-            return None
         print(f"  Database: {probe_database()}", flush=True)
     except (DatabaseProblem, EmbeddedDatabaseError) as problem:
         return str(problem)
     except DatabaseError as error:
         first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        if isinstance(error, OperationalError):
+            return f"the database cannot be reached ({first}): check DATABASE_URL."
         return f"the database refused: {first}."
     return None
 

@@ -113,6 +113,19 @@ def test_a_role_refuses_an_unmigrated_database_and_does_not_migrate_it(
     assert tables == (0,)
 
 
+@pytest.mark.parametrize("role", ["web", "worker"])
+def test_a_role_says_when_the_database_is_unreachable(role: str, redis_url: str) -> None:
+    env = process_env(DATABASE_URL=f"postgres://cairn:secret@127.0.0.1:{free_port()}/cairn")
+    env["REDIS_URL"] = redis_url
+
+    code, said = _serve(role, env)
+
+    assert code == 1
+    assert "Cairn cannot start: the database cannot be reached (" in said
+    assert "check DATABASE_URL." in said
+    assert "Traceback" not in said
+
+
 @contextlib.contextmanager
 def _serving(role: str, env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
     process = subprocess.Popen(
