@@ -88,6 +88,9 @@ class Manifest:
     files: list[BackedUpFile]
     dump_sha256: str
     dump_size: int
+    # Files a row names that the storage did not have when the backup was taken (a row
+    # whose file was lost or deleted meanwhile): said, so nobody trusts them to be there.
+    files_missing: list[str] = field(default_factory=list)
     format: int = FORMAT
 
     @property
@@ -115,6 +118,10 @@ class RestoreReport:
     tables: dict[str, int] = field(default_factory=dict)
     files: list[BackedUpFile] = field(default_factory=list)
     migrations_to_apply: int = 0
+
+
+def first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 # --- connections and tools ---------------------------------------------------------------
@@ -193,14 +200,8 @@ def _run(command: list[str], env: dict[str, str], what: str) -> None:
 
 
 def _table_rows(conn: psycopg.Connection[Any]) -> dict[str, int]:
-    tables = [
-        row[0]
-        for row in conn.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
-        ).fetchall()
-    ]
     counts = {}
-    for table in tables:
+    for table in _table_names(conn):
         row = conn.execute(
             sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier("public", table))
         ).fetchone()
@@ -227,6 +228,39 @@ def _migration_heads(conn: psycopg.Connection[Any]) -> dict[str, list[str]]:
         if not followed:
             heads.setdefault(key[0], []).append(key[1])
     return heads
+
+
+def _referenced_files(conn: psycopg.Connection[Any]) -> set[str]:
+    """The names every file column of every model holds, in the snapshot."""
+    from django.apps import apps
+    from django.db import models
+
+    names: set[str] = set()
+    present = set(_table_names(conn))
+    for model in apps.get_models():
+        table = model._meta.db_table
+        if table not in present:
+            continue
+        for model_field in model._meta.concrete_fields:
+            if isinstance(model_field, models.FileField) and model_field.column:
+                query = sql.SQL("SELECT DISTINCT {column} FROM {table} WHERE {column} <> ''")
+                rows = conn.execute(
+                    query.format(
+                        column=sql.Identifier(model_field.column),
+                        table=sql.Identifier("public", table),
+                    )
+                ).fetchall()
+                names.update(str(row[0]) for row in rows if row[0])
+    return names
+
+
+def _table_names(conn: psycopg.Connection[Any]) -> list[str]:
+    return [
+        str(row[0])
+        for row in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
+        ).fetchall()
+    ]
 
 
 def _code_migrations() -> set[tuple[str, str]]:
@@ -298,6 +332,7 @@ def backup_create(
         snapshot_row = snapshot.execute("SELECT pg_export_snapshot()").fetchone()
         assert snapshot_row is not None
         tables = _table_rows(snapshot)
+        referenced = _referenced_files(snapshot)
         heads = _migration_heads(snapshot)
         server_major = _server_major(snapshot)
         _run(
@@ -328,6 +363,7 @@ def backup_create(
                 migrations=heads,
                 tables=tables,
                 files=files,
+                files_missing=sorted(referenced - {item.name for item in files}),
                 dump_sha256=dump_sha256,
                 dump_size=dump_size,
             )

@@ -230,3 +230,25 @@ def test_a_file_that_is_not_a_backup_is_refused(tmp_path: Path) -> None:
         call_command("restore", str(other))
 
     assert str(refused.value) == f"{other} is not a Cairn backup (not a readable .tar.gz)."
+
+
+@pytest.mark.usefixtures("transactional_db")
+def test_a_file_the_database_names_but_the_storage_lost_is_said(
+    media_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    user = UserFactory()
+    (result,) = documents_upload(
+        project=project_ensure_personal(user=user), files=[upload("plan.md", "# The plan")]
+    )
+    default_storage.delete(result.document.file.name)
+
+    call_command("backup", output=tmp_path / "backup.tar.gz")
+
+    with tarfile.open(tmp_path / "backup.tar.gz") as tar:
+        manifest = json.loads(tar.extractfile(MANIFEST).read())  # type: ignore[union-attr]
+    assert manifest["files_missing"] == [result.document.file.name]
+    assert manifest["files"] == []
+    assert (
+        "1 file(s) named by the database were not in the storage and are not in the backup: "
+        f"{result.document.file.name}"
+    ) in capsys.readouterr().err

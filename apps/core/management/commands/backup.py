@@ -7,10 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import psycopg
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.core.backup import BackupError, backup_create
+from apps.core.backup import BackupError, backup_create, first_line
 
 
 class Command(BaseCommand):
@@ -36,8 +37,19 @@ class Command(BaseCommand):
             written, manifest = backup_create(output=target)
         except BackupError as error:
             raise CommandError(str(error)) from error
+        except psycopg.Error as error:
+            raise CommandError(f"The database refused the backup: {first_line(error)}") from error
+        except OSError as error:
+            raise CommandError(f"The backup could not be written: {error}") from error
         self.stdout.write(
             f"Backed up the database {manifest.database} ({len(manifest.tables)} tables, "
             f"{manifest.rows:,} rows) and {len(manifest.files)} files "
             f"({manifest.file_bytes:,} bytes) to {written}."
         )
+        if manifest.files_missing:
+            shown = ", ".join(manifest.files_missing[:3])
+            self.stderr.write(
+                f"{len(manifest.files_missing)} file(s) named by the database were not in the "
+                f"storage and are not in the backup: {shown}"
+                + (" …" if len(manifest.files_missing) > 3 else "")
+            )

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import psycopg
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.core.backup import BackupError, backup_restore
+from apps.core.backup import BackupError, backup_restore, first_line
 
 
 class Command(BaseCommand):
@@ -29,6 +30,10 @@ class Command(BaseCommand):
             report = backup_restore(archive=archive, force=force)
         except BackupError as error:
             raise CommandError(str(error)) from error
+        except psycopg.Error as error:
+            raise CommandError(f"The database refused the restore: {first_line(error)}") from error
+        except OSError as error:
+            raise CommandError(f"The restore could not go on: {error}") from error
         manifest = report.manifest
         self.stdout.write(
             f"Restored the database {report.database}: {len(report.tables)} tables, "
