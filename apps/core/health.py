@@ -27,7 +27,7 @@ class CheckResult:
 
 HealthCheck = Callable[[], CheckResult]
 
-# In registration order: the database first, since the others mostly need it.
+# In registration order: config/health.py's (the database first) register before any app's.
 HEALTH_CHECKS: dict[str, HealthCheck] = {}
 
 
