@@ -46,6 +46,11 @@ class Command(BaseCommand):
         self.stdout.write(
             f"The backup was made {manifest.created_at} by Cairn {manifest.cairn_version}."
         )
+        if manifest.files_missing:
+            self.stderr.write(
+                f"{len(manifest.files_missing)} file(s) the database names were already missing "
+                f"when the backup was taken, and are not restored: {manifest.files_missing[0]} …"
+            )
         if report.migrations_to_apply:
             self.stdout.write(
                 f"This Cairn has {report.migrations_to_apply} migration(s) the backup predates: "
