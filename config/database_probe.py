@@ -3,8 +3,9 @@
 "SELECT 1" and a row in ``pg_extension`` said the database was fine on machines where the
 first vector write killed the server process. This probe does what Cairn does: computes
 distances, builds an HNSW index and inserts into it, in a transaction that is rolled
-back, so nothing is left behind. ``make run`` runs it before serving, ``manage.py check``
-as a system check and ``/healthz`` on every call.
+back, so nothing is left behind. ``python -m config.serve`` (every role) runs it before
+serving and ``manage.py check`` as a system check; never ``/healthz``, which is called every
+few seconds and must stay cheap (``config/health.py``).
 """
 
 from __future__ import annotations

@@ -43,6 +43,7 @@ from django.db.models import Min
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from .health import CheckResult, health_check
 from .jobs import queue_task
 from .models import OPEN_STATES, Work, WorkerBeat, WorkState
 
@@ -435,3 +436,28 @@ def work_health() -> LedgerHealth:
         failed=Work.objects.filter(state=WorkState.FAILED).count(),
         last_beat_seconds=(now - beat.seen_at).total_seconds() if beat else None,
     )
+
+
+STUCK_SECONDS = 600
+"""Work due this long with nobody taking it means no worker is running: ``/healthz`` fails."""
+
+
+@health_check("work")
+def work_health_check() -> CheckResult:
+    """How much background work is due and since when, and when a worker was last seen."""
+    health = work_health()
+    seen = (
+        f"a worker was seen {health.last_beat_seconds:.0f} s ago"
+        if health.last_beat_seconds is not None
+        else "no worker has been seen yet"
+    )
+    oldest = (
+        f", the oldest waiting {health.oldest_due_seconds:.0f} s"
+        if health.oldest_due_seconds is not None
+        else ""
+    )
+    detail = f"{health.due} due{oldest}; {health.failed} failed; {seen}"
+    stuck = (health.oldest_due_seconds or 0) > STUCK_SECONDS
+    if stuck:
+        detail = f"Background work is waiting with no worker taking it: {detail}."
+    return CheckResult(ok=not stuck, detail=detail)

@@ -300,3 +300,9 @@ CAIRN_POSTINGS_PACK_MIN_ROWS = env.int("CAIRN_POSTINGS_PACK_MIN_ROWS", default=1
 # Threads (each with its own short-lived connection) that run independent parts of a
 # search or a chat turn side by side (apps/core/concurrency.py); 0 runs them in turn.
 CAIRN_BESIDE_THREADS = env.int("CAIRN_BESIDE_THREADS", default=4)
+
+# Several processes and machines (config/serve.py, README "Deploying and scaling out").
+# The proxies whose X-Forwarded-For / X-Forwarded-Proto uvicorn believes: addresses or
+# networks, comma-separated, "*" for any. Empty, the default, trusts none, not even a
+# local client: one could otherwise claim any address and dodge the per-address lockout.
+FORWARDED_ALLOW_IPS: list[str] = env.list("FORWARDED_ALLOW_IPS", default=[])
