@@ -111,31 +111,49 @@ def running_site(*, lifespan: bool = True) -> Iterator[int]:
         process.wait(timeout=20)
 
 
+class RedisServer:
+    """A Redis of this test's own on a free port (never the shared one: a test may stop
+    it), keeping nothing on disk, that the test can stop and start again on its port."""
+
+    def __init__(self, directory: Path) -> None:
+        self.port = free_port()
+        self.directory = directory
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.directory),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for_port(self.port)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
 @contextlib.contextmanager
 def redis_server(tmp_path: Path) -> Iterator[str]:
-    """A Redis of this test's own on a free port (never the shared one: a test may stop
-    it), keeping nothing on disk; yields its URL."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(tmp_path),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    """A ``RedisServer`` started for the block; yields its URL."""
+    server = RedisServer(tmp_path)
+    server.start()
     try:
-        wait_for_port(port)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield server.url
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        server.stop()

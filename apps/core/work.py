@@ -372,12 +372,35 @@ def work_sweep() -> str:
 
 
 def on_worker_start(**_: object) -> None:
-    """django-q2's ``post_spawn``: a worker that starts (after a crash, or a deploy) takes
-    up what its predecessor left, without waiting for the next sweep."""
+    """django-q2's ``post_spawn``, in each worker process: take up at once what a
+    predecessor left (after a crash, or a deploy), then sweep every
+    ``CAIRN_WORK_SWEEP_SECONDS`` from a thread of this process, so that work whose wake-up
+    was lost (Redis down, a worker killed) waits no longer than that, whatever django-q2's
+    own scheduler does."""
+    _sweep_logged()
+    if not _SWEEPING.is_set():
+        _SWEEPING.set()
+        threading.Thread(target=_sweep_forever, name="cairn-sweep", daemon=True).start()
+
+
+_SWEEPING = threading.Event()
+"""Set in a worker process once its sweeping thread runs."""
+
+
+def _sweep_logged() -> None:
     try:
         work_sweep()
-    except Exception:  # the schedule sweeps again within a minute
-        logger.exception("the start-up sweep of the work ledger failed")
+    except Exception:  # the database may be down: the next sweep tries again
+        logger.exception("a sweep of the work ledger failed")
+    finally:
+        if threading.current_thread().name == "cairn-sweep":
+            connection.close()
+
+
+def _sweep_forever() -> None:
+    while True:
+        time.sleep(float(settings.CAIRN_WORK_SWEEP_SECONDS))
+        _sweep_logged()
 
 
 # Reads

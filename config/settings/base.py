@@ -181,6 +181,8 @@ Q_CLUSTER: dict[str, object] = {
 # past its last renewal (it renews every third of it while it lives); work of a worker
 # that died is taken again once its lease runs out.
 CAIRN_WORK_LEASE_SECONDS = env.float("CAIRN_WORK_LEASE_SECONDS", default=60)
+# How often each worker sweeps the ledger for work whose wake-up was lost.
+CAIRN_WORK_SWEEP_SECONDS = env.float("CAIRN_WORK_SWEEP_SECONDS", default=30)
 if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL
 else:
