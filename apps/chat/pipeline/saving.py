@@ -77,12 +77,14 @@ class AnswerNotSaved(Exception):
 async def save_with_retries(
     save: Callable[[PendingAnswer], Message],
     pending: PendingAnswer,
-    delays: tuple[float, ...] = ANSWER_SAVE_DELAYS,
+    delays: tuple[float, ...] | None = None,
 ) -> Message:
-    """``save(pending)`` in a worker thread, tried again after each of ``delays`` while the
-    database fails; ``AnswerNotSaved`` when every try failed. The save runs on even if the
-    caller is cancelled (the socket closed): what streamed is not dropped."""
-    task = asyncio.ensure_future(_tries(save, pending, delays))
+    """``save(pending)`` in a worker thread, tried again after each of ``delays`` (by
+    default ``ANSWER_SAVE_DELAYS``) while the database fails; ``AnswerNotSaved`` when every
+    try failed. The save runs on even if the caller is cancelled (the socket closed): what
+    streamed is not dropped."""
+    waits = ANSWER_SAVE_DELAYS if delays is None else delays
+    task = asyncio.ensure_future(_tries(save, pending, waits))
     return await asyncio.shield(task)
 
 
