@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -81,10 +82,14 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def running_site(*, lifespan: bool = True) -> Iterator[int]:
+def running_site(
+    *, lifespan: bool = True, log: Path | None = None, **overrides: str | None
+) -> Iterator[int]:
     """The site served by uvicorn as `make run` serves it (websockets, the ASGI lifespan
-    that the MCP server needs), on this test's database; yields its port."""
+    that the MCP server needs), on this test's database; yields its port. ``overrides``
+    change its environment (``REDIS_URL``, ``DATABASE_URL`` …); ``log`` keeps its output."""
     port = free_port()
+    output = log.open("ab") if log is not None else subprocess.DEVNULL
     process = subprocess.Popen(
         [
             sys.executable,
@@ -99,13 +104,34 @@ def running_site(*, lifespan: bool = True) -> Iterator[int]:
             "on" if lifespan else "off",
         ],
         cwd=ROOT,
-        env=process_env(CAIRN_WARM_UP="0"),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        env=process_env(**{"CAIRN_WARM_UP": "0", **overrides}),
+        stdout=output,
+        stderr=subprocess.STDOUT if log is not None else subprocess.DEVNULL,
     )
     try:
         wait_for_port(port)
         yield port
     finally:
         process.terminate()
-        process.wait(timeout=20)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+        if log is not None:
+            output.close()  # type: ignore[union-attr]
+
+
+def start_redis(port: int) -> subprocess.Popen[bytes]:
+    """A ``redis-server`` of the test's own on ``port`` (never the shared one at 6379),
+    without persistence: a restart forgets everything, as a worst case does."""
+    server = subprocess.Popen(
+        [
+            shutil.which("redis-server") or "redis-server",
+            *("--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_for_port(port, timeout=10)
+    return server

@@ -102,7 +102,8 @@ async def test_the_answers_save_is_retried_through_a_short_outage(
     await ws.send_json_to({"type": "message", "text": "Hello there"})
     events = await events_until(ws, "done")
 
-    assert not of_type(events, "error") and not of_type(events, "answer_unsaved")
+    assert not of_type(events, "error")
+    assert not of_type(events, "answer_unsaved")
     rows = await _rows(conversation)
     assert [role for role, _ in rows] == ["user", "assistant"]  # one answer, not three
     assert rows[1][1] == of_type(events, "done")[0]["message"]["content"]
@@ -175,7 +176,8 @@ def test_the_rest_turn_returns_an_unsaved_answer_marked_as_such(
     assert response.status_code == 201
     assert body["saved"] is False
     assert body["detail"].startswith("Your message was saved; its answer was not")
-    assert body["answer"]["saved"] is False and body["answer"]["content"]
+    assert body["answer"]["saved"] is False
+    assert body["answer"]["content"]
     assert body["user_message"]["content"] == "Hi"
     assert list(conversation.messages.values_list("role", flat=True)) == ["user"]
 
@@ -187,5 +189,6 @@ def test_a_saved_rest_turn_says_so(token_client: APIClient, user: User) -> None:
         f"/api/v1/conversations/{conversation.id}/messages/", {"text": "Hi"}, format="json"
     ).json()
 
-    assert body["saved"] is True and body["answer"]["saved"] is True
+    assert body["saved"] is True
+    assert body["answer"]["saved"] is True
     assert conversation.messages.count() == 2
