@@ -87,10 +87,9 @@ class ChatConsumer(AsyncWebsocketConsumer):
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
+        # A running turn is not stopped: it finishes and saves its answer, which the page
+        # replays from the database when it reconnects (issue 26). Only "cancel" stops it.
         self.closed = True
-        # The turn goes on saving what it has: cancelling it stores the partial answer.
-        if self.turn is not None and not self.turn.done():
-            self.turn.cancel()
 
     async def emit(self, event: TurnEvent) -> None:
         """The edge: the typed event becomes the JSON the page reads."""
