@@ -99,8 +99,19 @@ class ChatConsumer(AsyncWebsocketConsumer):
             self.unsaved[str(event.pending.id)] = event.pending
         elif isinstance(event, AnswerSaved):
             self.unsaved.pop(str(event.pending_id), None)
-        if not self.closed:
+        if self.closed:
+            return
+        try:
             await self.send(text_data=json.dumps(event_payload(event), default=str))
+        except (OSError, RuntimeError) as error:
+            # The socket went away under the send (uvicorn: ClientDisconnected, or "after
+            # sending 'websocket.close'"): the turn goes on and saves; the page replays it.
+            logger.info("chat socket gone mid-turn: %s", error)
+            self.closed = True
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        self.closed = True
+        await super().close(code=code, reason=reason)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if text_data is None:
