@@ -285,7 +285,8 @@ def event_payload(event: TurnEvent) -> dict[str, Any]:
                 "status": event.pending.outcome.status,
                 "content": event.content,
                 "reason": event.reason,
-                "message": f"Not saved: {event.reason}. Save it again once the database is back.",
+                "message": f"The answer was not saved: {event.reason}. "
+                "Save it again once the database is back.",
             }
         case AnswerSaved():
             return {

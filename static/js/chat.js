@@ -186,7 +186,7 @@
     status.className = "msg-status err";
     status.replaceChildren(
       C.el("strong", { text: "Not saved" }),
-      " — " + event.message + " ",
+      ": " + event.reason + ". Save it again once the database is back. ",
       C.el("button", { type: "button", class: "linkish", "data-save-answer": event.id, text: "Save again" })
     );
     C.announce("The answer was not saved");

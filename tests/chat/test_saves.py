@@ -125,7 +125,9 @@ async def test_an_answer_that_could_not_be_saved_is_kept_and_saved_again_on_requ
     unsaved = of_type(events, "answer_unsaved")[0]
     streamed = "".join(e["text"] for e in of_type(events, "delta"))
     assert unsaved["content"].startswith(streamed.strip()[:20])
-    assert unsaved["message"].startswith("Not saved: the database could not be reached")
+    assert unsaved["message"].startswith(
+        "The answer was not saved: the database could not be reached"
+    )
     assert of_type(events, "ack")  # the question itself is saved
     assert [role for role, _ in await _rows(conversation)] == ["user"]
 
