@@ -163,7 +163,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
             await self.emit(
                 TurnError(
                     code=ErrorCode.INVALID,
-                    message="No unsaved answer with that id on this connection; reload the page.",
+                    message="The server no longer holds that answer (the connection that "
+                    "streamed it has closed): copy its text if you need it.",
                 )
             )
             return
