@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from drf_spectacular.utils import extend_schema, extend_schema_serializer, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -281,7 +281,18 @@ class ConversationViewSet(
         unsaved = next((e for e in events if isinstance(e, AnswerUnsaved)), None)
         if ack is None or (answer is None and unsaved is None):
             return self._turn_failed(events, saved=ack is not None)
-        user_message = Message.objects.get(pk=ack.message_id)
+        try:
+            user_message = Message.objects.get(pk=ack.message_id)
+        except DatabaseError as error:  # committed (acknowledged), then the database went
+            return Response(
+                {
+                    "saved": True,
+                    "code": str(ErrorCode.INTERNAL),
+                    "detail": "Your message was saved; reading it back failed: "
+                    f"{failure_in_words(error)}. Read the conversation again in a moment.",
+                },
+                status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            )
         if answer is None and unsaved is not None:
             # Saved question, unsaved answer: the answer is returned all the same, marked.
             return Response(
@@ -309,6 +320,24 @@ class ConversationViewSet(
             },
             status=status.HTTP_201_CREATED,
         )
+
+    def handle_exception(self, exc: Exception) -> Response:
+        """A database that cannot be reached before the turn starts (signing in, finding the
+        conversation) is a 503 from the shared handler; posting a message, it also says
+        the message was not saved (issue 26)."""
+        response = super().handle_exception(exc)
+        if (
+            getattr(self, "action", None) == "post_message"
+            and response.status_code == status.HTTP_503_SERVICE_UNAVAILABLE
+            and isinstance(response.data, dict)
+            and "saved" not in response.data
+        ):
+            response.data = {
+                "saved": False,
+                "code": str(ErrorCode.NOT_SAVED),
+                "detail": f"Your message was not saved: {failure_in_words(exc)}.",
+            }
+        return response
 
     def _turn_failed(self, events: list[TurnEvent], *, saved: bool) -> Response:
         """A turn that ended without an answer: a refusal is the client's (400); a failure

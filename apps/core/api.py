@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -33,6 +34,15 @@ def as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, DjangoValidationError):
         exc = as_drf_error(exc)
+    if isinstance(exc, OperationalError | InterfaceError):
+        # The database is down or restarting (issue 26): say so, instead of a bare 500.
+        return Response(
+            {
+                "code": "database_unavailable",
+                "detail": "The database could not be reached; try again in a moment.",
+            },
+            status=503,
+        )
     return drf_exception_handler(exc, context)
 
 

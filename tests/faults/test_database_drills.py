@@ -11,6 +11,8 @@ import json
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +32,7 @@ SETUP = """
 import json
 import uuid
 from django.test import Client
+from apps.accounts.services import api_token_create
 from apps.chat.services import conversation_create
 from tests.factories import UserFactory
 user = UserFactory(email=f"drill-{uuid.uuid4().hex}@example.com")
@@ -37,7 +40,8 @@ client = Client()
 client.force_login(user)
 conversation = conversation_create(user=user)
 cookie = client.cookies["sessionid"].value
-print(json.dumps({"cookie": cookie, "conversation": str(conversation.id)}))
+_, token = api_token_create(user=user, name="drill")
+print(json.dumps({"cookie": cookie, "conversation": str(conversation.id), "token": token}))
 """
 
 
@@ -48,6 +52,7 @@ class Drill:
     cookie: str
     conversation: str
     log: Path
+    token: str
 
     def socket(self) -> Any:
         return websockets.connect(
@@ -57,6 +62,20 @@ class Drill:
                 "Origin": f"http://127.0.0.1:{self.port}",
             },
         )
+
+    def post(self, text: str) -> tuple[int, dict[str, Any]]:
+        """The REST turn, as an integration posts it: (status, body)."""
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}/api/v1/conversations/{self.conversation}/messages/",
+            data=json.dumps({"text": text}).encode(),
+            headers={"Authorization": f"Token {self.token}", "Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=90) as response:  # noqa: S310
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
 
     def rows(self) -> list[tuple[str, str, str, str]]:
         """(id, role, status, content) of the conversation's messages, in order."""
@@ -147,11 +166,12 @@ def drill(site: Site) -> Drill:
     )
     assert made.returncode == 0, made.stderr[-3000:]
     ids = json.loads(made.stdout.strip().splitlines()[-1])
-    return Drill(site.pg, site.port, ids["cookie"], ids["conversation"], site.log)
+    return Drill(site.pg, site.port, ids["cookie"], ids["conversation"], site.log, ids["token"])
 
 
 def test_a_ten_second_database_stop_never_says_saved_for_what_was_not(drill: Drill) -> None:
     told: list[Told] = []
+    posted: list[tuple[int, dict[str, Any]]] = []
 
     async def scenario() -> None:
         async with drill.socket() as ws:
@@ -163,8 +183,11 @@ def test_a_ten_second_database_stop_never_says_saved_for_what_was_not(drill: Dri
                 n += 1
                 told.append(await turn(ws, f"During the outage, turn {n}: the oars are red."))
                 await asyncio.sleep(0.5)
+            # The REST turn, while the database is still down: 503, not saved, in words.
+            posted.append(await asyncio.to_thread(drill.post, "REST during the outage."))
             await asyncio.to_thread(drill.pg.start)
             told.append(await turn(ws, "After the outage: where is the boat?"))
+            posted.append(await asyncio.to_thread(drill.post, "REST after the outage."))
             # Answers kept as unsaved are saved now, as the page's "Save again" does.
             for unsaved in [e for t in told for e in t.of("answer_unsaved")]:
                 await ws.send(json.dumps({"type": "save_answer", "id": unsaved["id"]}))
@@ -187,6 +210,12 @@ def test_a_ten_second_database_stop_never_says_saved_for_what_was_not(drill: Dri
     assert sum(each.not_saved for each in told) >= 1  # the drill did meet the outage
     assert told[0].of("done")[0]["message"]["status"] == "complete"
     assert told[-1].of("done")[0]["message"]["status"] == "complete"
+    (down_status, down), (up_status, up) = posted
+    assert (down_status, down["saved"], down["code"]) == (503, False, "not_saved")
+    assert down["detail"] == "Your message was not saved: the database could not be reached."
+    assert "REST during the outage." not in saved_texts
+    assert (up_status, up["saved"]) == (201, True)
+    assert "REST after the outage." in saved_texts
 
 
 def _wait_for_line(path: Path, text: str, *, after: int, timeout: float = 60) -> None:
