@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -81,10 +82,14 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def running_site(*, lifespan: bool = True) -> Iterator[int]:
+def running_site(
+    *, lifespan: bool = True, log: Path | None = None, **overrides: str | None
+) -> Iterator[int]:
     """The site served by uvicorn as `make run` serves it (websockets, the ASGI lifespan
-    that the MCP server needs), on this test's database; yields its port."""
+    that the MCP server needs), on this test's database; yields its port. ``overrides``
+    change its environment (``REDIS_URL``, ``DATABASE_URL`` …); ``log`` keeps its output."""
     port = free_port()
+    output = log.open("ab") if log is not None else subprocess.DEVNULL
     process = subprocess.Popen(
         [
             sys.executable,
@@ -99,47 +104,50 @@ def running_site(*, lifespan: bool = True) -> Iterator[int]:
             "on" if lifespan else "off",
         ],
         cwd=ROOT,
-        env=process_env(CAIRN_WARM_UP="0"),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        env=process_env(**{"CAIRN_WARM_UP": "0", **overrides}),
+        stdout=output,
+        stderr=subprocess.STDOUT if log is not None else subprocess.DEVNULL,
     )
     try:
         wait_for_port(port)
         yield port
     finally:
         process.terminate()
-        process.wait(timeout=20)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+        if log is not None:
+            output.close()  # type: ignore[union-attr]
+
+
+def start_redis(port: int) -> subprocess.Popen[bytes]:
+    """A ``redis-server`` of the test's own on ``port`` (never the shared one at 6379),
+    without persistence: a restart forgets everything, as a worst case does."""
+    server = subprocess.Popen(
+        [
+            shutil.which("redis-server") or "redis-server",
+            *("--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_for_port(port, timeout=10)
+    return server
 
 
 class RedisServer:
     """A Redis of this test's own on a free port (never the shared one: a test may stop
     it), keeping nothing on disk, that the test can stop and start again on its port."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self) -> None:
         self.port = free_port()
-        self.directory = directory
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(self.directory),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_for_port(self.port)
+        self.process = start_redis(self.port)
 
     def stop(self) -> None:
         if self.process is not None:
@@ -149,9 +157,9 @@ class RedisServer:
 
 
 @contextlib.contextmanager
-def redis_server(tmp_path: Path) -> Iterator[str]:
+def redis_server() -> Iterator[str]:
     """A ``RedisServer`` started for the block; yields its URL."""
-    server = RedisServer(tmp_path)
+    server = RedisServer()
     server.start()
     try:
         yield server.url

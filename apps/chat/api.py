@@ -3,10 +3,11 @@ answer (no streaming), pins, and transcript import."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from drf_spectacular.utils import extend_schema, extend_schema_serializer, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -18,10 +19,12 @@ from apps.core.api import OwnedPrimaryKeyField
 from apps.core.request_user import current_user
 from apps.projects.selectors import project_get, project_list
 
-from .events import Ack, TurnError, TurnEvent, references_payload
+from .error_codes import REJECTION_CODES, ErrorCode
+from .events import Ack, AnswerUnsaved, TurnError, TurnEvent, references_payload
 from .llm.factory import build_provider
 from .models import Conversation, Message
 from .pipeline.prepare import attached_ids
+from .pipeline.saving import failure_in_words
 from .pipeline.turn import run_turn
 from .pipeline.types import MAX_MESSAGE_CHARS, TurnRejected, TurnRequest
 from .selectors import (
@@ -41,6 +44,7 @@ from .services import (
 from .transcripts import TranscriptTurn, transcript_import
 
 MAX_TRANSCRIPT_TURNS = 5_000
+logger = logging.getLogger(__name__)
 
 
 class MessageSerializer(serializers.ModelSerializer):
@@ -121,9 +125,20 @@ class PostInputSerializer(serializers.Serializer):
 
 @extend_schema_serializer(component_name="ChatPostOutput")
 class PostOutputSerializer(serializers.Serializer):
+    saved = serializers.BooleanField(
+        help_text="False when the answer could not be saved (it is returned all the same)."
+    )
+    detail = serializers.CharField(required=False, help_text="Why the answer was not saved.")
     user_message = MessageSerializer()
-    answer = MessageSerializer()
+    answer = MessageSerializer(help_text="With `saved`; an unsaved answer has no id.")
     references = serializers.ListField(child=serializers.DictField())
+
+
+@extend_schema_serializer(component_name="ChatPostFailure")
+class PostFailureSerializer(serializers.Serializer):
+    saved = serializers.BooleanField(help_text="Whether your message was saved.")
+    code = serializers.CharField(help_text="not_saved, internal, provider …")
+    detail = serializers.CharField()
 
 
 class PinSerializer(serializers.Serializer):
@@ -220,7 +235,7 @@ class ConversationViewSet(
         summary="Send a message and receive the complete answer",
         tags=["chat"],
         request=PostInputSerializer,
-        responses={201: PostOutputSerializer},
+        responses={201: PostOutputSerializer, 503: PostFailureSerializer},
     )
     @messages.mapping.post
     def post_message(self, request: Request, pk: str | None = None) -> Response:
@@ -255,18 +270,85 @@ class ConversationViewSet(
             answer = async_to_sync(turn)()
         except TurnRejected as rejection:
             raise serializers.ValidationError({"text": str(rejection)}) from rejection
-        if answer is None:
-            error = next((e for e in events if isinstance(e, TurnError)), None)
-            raise serializers.ValidationError({"text": error.message if error else "Refused."})
-        ack = next(e for e in events if isinstance(e, Ack))
-        user_message = Message.objects.get(pk=ack.message_id)
+        except Exception as error:  # the words say whether the message was kept
+            logger.exception("REST chat turn failed")
+            saved = any(isinstance(e, Ack) for e in events)
+            words = "was saved; try again" if saved else f"was not saved: {failure_in_words(error)}"
+            code = ErrorCode.INTERNAL if saved else ErrorCode.NOT_SAVED
+            events.append(TurnError(code=code, message=f"Your message {words}."))
+            answer = None
+        ack = next((e for e in events if isinstance(e, Ack)), None)
+        unsaved = next((e for e in events if isinstance(e, AnswerUnsaved)), None)
+        if ack is None or (answer is None and unsaved is None):
+            return self._turn_failed(events, saved=ack is not None)
+        try:
+            user_message = Message.objects.get(pk=ack.message_id)
+        except DatabaseError as error:  # committed (acknowledged), then the database went
+            return Response(
+                {
+                    "saved": True,
+                    "code": str(ErrorCode.INTERNAL),
+                    "detail": "Your message was saved; reading it back failed: "
+                    f"{failure_in_words(error)}. Read the conversation again in a moment.",
+                },
+                status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            )
+        if answer is None and unsaved is not None:
+            # Saved question, unsaved answer: the answer is returned all the same, marked.
+            return Response(
+                {
+                    "saved": False,
+                    "detail": f"Your message was saved; its answer was not: {unsaved.reason}.",
+                    "user_message": MessageSerializer(user_message).data,
+                    "answer": {
+                        "id": None,
+                        "role": Message.Role.ASSISTANT,
+                        "content": unsaved.content,
+                        "status": unsaved.pending.outcome.status,
+                        "saved": False,
+                    },
+                    "references": references_payload(ack.references),
+                },
+                status=status.HTTP_201_CREATED,
+            )
         return Response(
             {
+                "saved": True,
                 "user_message": MessageSerializer(user_message).data,
-                "answer": MessageSerializer(answer).data,
+                "answer": {**MessageSerializer(answer).data, "saved": True},
                 "references": references_payload(ack.references),
             },
             status=status.HTTP_201_CREATED,
+        )
+
+    def handle_exception(self, exc: Exception) -> Response:
+        """A database that cannot be reached before the turn starts (signing in, finding the
+        conversation) is a 503 from the shared handler; posting a message, it also says
+        the message was not saved (issue 26)."""
+        response = super().handle_exception(exc)
+        if (
+            getattr(self, "action", None) == "post_message"
+            and response.status_code == status.HTTP_503_SERVICE_UNAVAILABLE
+            and isinstance(response.data, dict)
+            and "saved" not in response.data
+        ):
+            response.data = {
+                "saved": False,
+                "code": str(ErrorCode.NOT_SAVED),
+                "detail": f"Your message was not saved: {failure_in_words(exc)}.",
+            }
+        return response
+
+    def _turn_failed(self, events: list[TurnEvent], *, saved: bool) -> Response:
+        """A turn that ended without an answer: a refusal is the client's (400); a failure
+        is the server's (503), saying whether the message was saved (issue 26)."""
+        error = next((e for e in reversed(events) if isinstance(e, TurnError)), None)
+        if error is None or error.code in REJECTION_CODES:
+            raise serializers.ValidationError({"text": error.message if error else "Refused."})
+        saved = saved or error.code != ErrorCode.NOT_SAVED
+        return Response(
+            {"saved": saved, "code": str(error.code), "detail": error.message},
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
         )
 
     @extend_schema(

@@ -13,15 +13,25 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404
+from redis.exceptions import RedisError
 
 from apps.accounts.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, refuse
 from apps.accounts.models import User
 from apps.chat.error_codes import ErrorCode
-from apps.chat.events import Pong, TurnError, TurnEvent, event_payload
+from apps.chat.events import (
+    Ack,
+    AnswerSaved,
+    AnswerUnsaved,
+    Pong,
+    TurnError,
+    TurnEvent,
+    event_payload,
+)
 from apps.chat.llm.factory import provider_for_running_loop
 from apps.chat.models import Conversation
 from apps.chat.pipeline.prepare import attached_ids
-from apps.chat.pipeline.turn import run_turn
+from apps.chat.pipeline.saving import PendingAnswer, failure_in_words
+from apps.chat.pipeline.turn import answer_save_again, run_turn
 from apps.chat.pipeline.types import MAX_MESSAGE_CHARS, TurnRejected, TurnRequest
 from apps.chat.selectors import conversation_get
 from apps.core.validation import NESTED_TOO_DEEPLY, input_problem
@@ -34,12 +44,17 @@ def rate_limit_allows(user_id: int) -> bool:
     it holds across processes when the cache is Redis."""
     turns, seconds = (int(part) for part in settings.CAIRN_CHAT_RATE_LIMIT.split("/"))
     key = f"chat-rate:{user_id}"
-    if cache.add(key, 1, timeout=seconds):
-        return True
     try:
-        return cache.incr(key) <= turns
-    except ValueError:  # the window expired between add and incr
-        cache.add(key, 1, timeout=seconds)
+        if cache.add(key, 1, timeout=seconds):
+            return True
+        try:
+            return cache.incr(key) <= turns
+        except ValueError:  # the window expired between add and incr
+            cache.add(key, 1, timeout=seconds)
+            return True
+    except (RedisError, OSError) as error:
+        # Redis down: a turn needs only the database, so the limit gives way (issue 26).
+        logger.warning("rate limit not checked, the cache is unreachable: %s", error)
         return True
 
 
@@ -48,6 +63,13 @@ class ChatConsumer(AsyncWebsocketConsumer):
     conversation: Conversation
     turn: asyncio.Task[Any] | None = None
     closed = False
+    acked = False  # whether this turn's user message was acknowledged (so: committed)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Answers whose save failed, by the id sent to the page: "Save again" saves them
+        # from here, never generating them again. Gone with the socket.
+        self.unsaved: dict[str, PendingAnswer] = {}
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -65,15 +87,31 @@ class ChatConsumer(AsyncWebsocketConsumer):
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
+        # A running turn is not stopped: it finishes and saves its answer, which the page
+        # replays from the database when it reconnects (issue 26). Only "cancel" stops it.
         self.closed = True
-        # The turn goes on saving what it has: cancelling it stores the partial answer.
-        if self.turn is not None and not self.turn.done():
-            self.turn.cancel()
 
     async def emit(self, event: TurnEvent) -> None:
         """The edge: the typed event becomes the JSON the page reads."""
-        if not self.closed:
+        if isinstance(event, Ack):
+            self.acked = True
+        elif isinstance(event, AnswerUnsaved):
+            self.unsaved[str(event.pending.id)] = event.pending
+        elif isinstance(event, AnswerSaved):
+            self.unsaved.pop(str(event.pending_id), None)
+        if self.closed:
+            return
+        try:
             await self.send(text_data=json.dumps(event_payload(event), default=str))
+        except (OSError, RuntimeError) as error:
+            # The socket went away under the send (uvicorn: ClientDisconnected, or "after
+            # sending 'websocket.close'"): the turn goes on and saves; the page replays it.
+            logger.info("chat socket gone mid-turn: %s", error)
+            self.closed = True
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        self.closed = True
+        await super().close(code=code, reason=reason)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if text_data is None:
@@ -109,13 +147,33 @@ class ChatConsumer(AsyncWebsocketConsumer):
                 self.turn.cancel()
         elif kind == "ping":
             await self.emit(Pong())
+        elif kind == "save_answer":
+            await self.save_again(content.get("id"))
         else:
             await self.emit(
                 TurnError(
                     code=ErrorCode.INVALID,
-                    message="Unknown event type; send 'message' or 'cancel'.",
+                    message="Unknown event type; send 'message', 'cancel' or 'save_answer'.",
                 )
             )
+
+    async def save_again(self, pending_id: object) -> None:
+        pending = self.unsaved.get(str(pending_id))
+        if pending is None:
+            await self.emit(
+                TurnError(
+                    code=ErrorCode.INVALID,
+                    message="The server no longer holds that answer (the connection that "
+                    "streamed it has closed): copy its text if you need it.",
+                )
+            )
+            return
+        if self.turn is not None and not self.turn.done():
+            await self.emit(
+                TurnError(code=ErrorCode.BUSY, message="Wait for the answer before saving another.")
+            )
+            return
+        self.turn = asyncio.create_task(answer_save_again(pending=pending, emit=self.emit))
 
     async def start_turn(self, content: dict[str, Any]) -> None:
         if self.turn is not None and not self.turn.done():
@@ -150,6 +208,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
                 )
             )
             return
+        self.acked = False
         self.turn = asyncio.create_task(self._run(request))
 
     async def _run(self, request: TurnRequest) -> None:
@@ -161,11 +220,19 @@ class ChatConsumer(AsyncWebsocketConsumer):
                 emit=self.emit,
                 provider=provider_for_running_loop(),
             )
-        except Exception:
+        except Exception as error:
             logger.exception("chat turn failed")
-            await self.emit(
-                TurnError(
-                    code=ErrorCode.INTERNAL,
-                    message="Something went wrong. Your message was saved; try again.",
+            if self.acked:
+                await self.emit(
+                    TurnError(
+                        code=ErrorCode.INTERNAL,
+                        message="Something went wrong. Your message was saved; try again.",
+                    )
                 )
-            )
+            else:  # the pipeline acknowledges a message as soon as it is committed
+                await self.emit(
+                    TurnError(
+                        code=ErrorCode.NOT_SAVED,
+                        message=f"Your message was not saved: {failure_in_words(error)}.",
+                    )
+                )

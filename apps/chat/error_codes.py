@@ -14,6 +14,9 @@ class ErrorCode(StrEnum):
     # The turn started and ended without a full answer.
     CANCELLED = "cancelled"
     PROVIDER = "provider"
+    # "Your message was not saved: <reason>": the page keeps the text and offers Resend.
+    NOT_SAVED = "not_saved"
+    # The message was saved and the turn failed after (the words say so).
     INTERNAL = "internal"
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from apps.chat.error_codes import REJECTION_CODES, ErrorCode
 from apps.chat.models import Message
+from apps.chat.pipeline.saving import PendingAnswer
 from apps.chat.pipeline.sources import without_footer
 from apps.chat.pipeline.types import MAX_MESSAGE_CHARS, FactCounts, MemoryItem
 from apps.chat.rendering import render_markdown
@@ -99,6 +100,25 @@ class Done:
     html: str  # rendered off the event loop (message_html) before the event is built
 
 
+@dataclass(frozen=True, kw_only=True)
+class AnswerUnsaved:
+    """The streamed answer could not be saved, even after retries: the page keeps it with
+    a "Not saved" mark, and a ``save_answer`` frame with this id tries again."""
+
+    pending: PendingAnswer
+    content: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnswerSaved:
+    """An answer kept as unsaved is saved now (after a ``save_answer`` frame)."""
+
+    pending_id: uuid.UUID
+    message: Message
+    html: str
+
+
 @dataclass(frozen=True)
 class Pong:
     pass
@@ -115,6 +135,8 @@ TurnEvent = (
     | TurnError
     | Reviewed
     | Done
+    | AnswerUnsaved
+    | AnswerSaved
     | Pong
 )
 Emit = Callable[[TurnEvent], Awaitable[None]]
@@ -256,6 +278,22 @@ def event_payload(event: TurnEvent) -> dict[str, Any]:
             }
         case Done():
             return {"type": "done", "message": message_payload(event.message, event.html)}
+        case AnswerUnsaved():
+            return {
+                "type": "answer_unsaved",
+                "id": str(event.pending.id),
+                "status": event.pending.outcome.status,
+                "content": event.content,
+                "reason": event.reason,
+                "message": f"The answer was not saved: {event.reason}. "
+                "Save it again once the database is back.",
+            }
+        case AnswerSaved():
+            return {
+                "type": "answer_saved",
+                "id": str(event.pending_id),
+                "message": message_payload(event.message, event.html),
+            }
         case Pong():
             return {"type": "pong"}
 

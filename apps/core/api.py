@@ -13,6 +13,7 @@ from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema_field
@@ -44,6 +45,15 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response({"file": [exc.reason]}, status=exc.status_code)
     if isinstance(exc, DjangoValidationError):
         exc = as_drf_error(exc)
+    if isinstance(exc, OperationalError | InterfaceError):
+        # The database is down or restarting (issue 26): say so, instead of a bare 500.
+        return Response(
+            {
+                "code": "database_unavailable",
+                "detail": "The database could not be reached; try again in a moment.",
+            },
+            status=503,
+        )
     return drf_exception_handler(exc, context)
 
 

@@ -154,10 +154,29 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 REDIS_URL: str = env("REDIS_URL", default="")
 
 if REDIS_URL:
+    # channels_redis waits for messages in 5 s blocking reads (BZPOPMIN); redis-py 8 gives
+    # every socket read 5 s by default, so each idle socket died within 5-10 s (issue 26).
+    # Reads get three times the blocking time, a connection idle past the health-check
+    # interval is PINGed before use, a timed-out command is retried once, and the layer
+    # (apps/core/channel_layer.py) rides out a Redis restart instead of ending the
+    # process's sockets. The core layer rather than the pub/sub one: messages wait in
+    # Redis while a consumer is busy or reconnecting, and pub/sub drops them on the floor
+    # and logs a traceback a second while Redis is down.
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "BACKEND": "apps.core.channel_layer.ReconnectingRedisChannelLayer",
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": 15,
+                        "socket_connect_timeout": 5,
+                        "socket_keepalive": True,
+                        "health_check_interval": 30,
+                        "retry_on_timeout": True,
+                    }
+                ]
+            },
         }
     }
     CACHES = {

@@ -15,7 +15,8 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Jobs run in the test process so a test sees their effect right after on_commit; the
 # scale-out test turns this off for the processes it starts.
 Q_CLUSTER["sync"] = env.bool("CAIRN_Q_SYNC", default=True)
-CAIRN_OFFLINE_WORD_DELAY = 0.0
+# The fault drills' site processes slow the offline answer down to land a fault mid-stream.
+CAIRN_OFFLINE_WORD_DELAY = env.float("CAIRN_OFFLINE_WORD_DELAY", default=0.0)
 # The browser tests' server serves static files straight from the app folders.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True

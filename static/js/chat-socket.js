@@ -1,18 +1,13 @@
-// The chat's websocket (/ws/chat/<id>/, protocol in the README): connect with back-off, a
-// heartbeat, and again when the page is back online or visible. The turn (chat.js) says
-// what happens on open, on each event and on close through C.socket.on(…).
+// The chat's websocket (/ws/chat/<id>/, protocol in the README) on the shared reconnecting
+// socket (reconnect.js): back-off, a heartbeat, and again when the page is back online or
+// visible. The turn (chat.js) says what happens on open, on each event and on close
+// through C.socket.on(…); on a reconnection it replays what it missed from the database.
 (function () {
   "use strict";
   var C = window.CairnChat;
   var chat = C.root();
   if (!chat || !chat.dataset.currentId) return;
   var connState = document.getElementById("conn-state");
-
-  var socket = null;
-  var retries = 0;
-  var retryTimer = null;
-  var heartbeat = null;
-  var gaveUp = false;
   var hooks = { open: function () {}, event: function () {}, close: function () {} };
 
   function setConn(text, state) {
@@ -20,75 +15,35 @@
     connState.className = "conn-state " + (state || "");
   }
 
-  function connected() {
-    return socket !== null && socket.readyState === WebSocket.OPEN;
-  }
-
-  function send(payload) {
-    socket.send(JSON.stringify(payload));
-  }
-
-  function connect() {
-    window.clearTimeout(retryTimer);
-    if (gaveUp || socket) return;
-    setConn("connecting…");
-    var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    var ws = new WebSocket(scheme + window.location.host + chat.dataset.wsPath);
-    socket = ws;
-    ws.addEventListener("open", function () {
-      retries = 0;
+  var socket = window.CairnReconnect.reconnecting({
+    url: function () {
+      var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
+      setConn("connecting…");
+      return scheme + window.location.host + chat.dataset.wsPath;
+    },
+    heartbeatMs: 25000,
+    onOpen: function (info) {
       setConn("connected", "up");
-      heartbeat = window.setInterval(function () {
-        if (connected()) send({ type: "ping" });
-      }, 25000);
-      hooks.open();
-    });
-    ws.addEventListener("message", function (event) {
-      var data;
-      try {
-        data = JSON.parse(event.data);
-      } catch (error) {
-        return;
-      }
-      hooks.event(data);
-    });
-    ws.addEventListener("close", function (event) {
-      if (socket !== ws) return;
-      socket = null;
-      window.clearInterval(heartbeat);
-      hooks.close();
-      if (event.code === 4401) {
-        gaveUp = true;
-        setConn("you are logged out — log in again to chat", "down");
-        return;
-      }
-      if (event.code === 4404) {
-        gaveUp = true;
-        setConn("this conversation no longer exists", "down");
-        return;
-      }
-      var delay = Math.min(30000, 1000 * Math.pow(2, retries)) * (0.8 + Math.random() * 0.4);
-      retries += 1;
-      setConn("disconnected — reconnecting in " + Math.round(delay / 1000) + " s", "down");
-      retryTimer = window.setTimeout(connect, delay);
-    });
-  }
-
-  window.addEventListener("online", function () {
-    retries = 0;
-    connect();
+      hooks.open(info);
+    },
+    onMessage: function (data) { hooks.event(data); },
+    onClose: function (info) {
+      hooks.close(info);
+      if (info.code === 4401) setConn("you are logged out — log in again to chat", "down");
+      else if (info.code === 4404) setConn("this conversation no longer exists", "down");
+      else setConn("disconnected — reconnecting in " + Math.max(1, Math.round(info.delay / 1000)) + " s", "down");
+    },
   });
+
+  window.addEventListener("online", socket.now);
   document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState === "visible" && !socket) {
-      retries = 0;
-      connect();
-    }
+    if (document.visibilityState === "visible" && !socket.connected()) socket.now();
   });
 
   C.socket = {
-    connect: connect,
-    connected: connected,
-    send: send,
+    connect: socket.open,
+    connected: socket.connected,
+    send: socket.send,
     on: function (name, fn) { hooks[name] = fn; },
   };
 })();

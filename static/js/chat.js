@@ -59,9 +59,12 @@
   }
 
   // ---- the socket's events ---------------------------------------------------------------------
-  C.socket.on("open", function () {
+  C.socket.on("open", function (info) {
     updateButtons();
+    // Back after a drop: what was saved meanwhile (an answer that finished while the socket
+    // was down, a turn from another tab) comes from the database.
     if (resyncNeeded) resync(resyncNeeded, 0);
+    else if (info && info.reconnected) replay();
     resyncNeeded = null;
   });
   C.socket.on("event", function (data) { handle(data); });
@@ -140,6 +143,73 @@
     }
     showError(message);
     endTurn();
+  }
+
+  /** The message did not commit: its bubble stays, marked, with its words and a Resend
+   * button; the words go back to an empty composer too. */
+  function notSaved(message) {
+    var current = turn;
+    current.answer.node.remove();
+    current.user.classList.remove("pending");
+    current.user.classList.add("msg-unsaved");
+    current.user.removeAttribute("data-transient");
+    current.user.appendChild(
+      C.el("p", { class: "msg-status err" }, [
+        message + " ",
+        C.el("button", { type: "button", class: "linkish", "data-resend": current.text, "data-resend-bubble": "1", text: "Resend" }),
+      ])
+    );
+    if (current.fromComposer && !C.composer.text().trim()) {
+      C.composer.setText(current.text);
+      C.composer.setAttachments(current.attachments);
+    }
+    showError(message);
+    C.announce(message);
+    endTurn();
+  }
+
+  /** The answer streamed but could not be saved: it stays on the page, marked, and "Save
+   * again" asks the server (which kept it for this connection) to save it. */
+  function answerUnsaved(event) {
+    var bubble = turn ? turn.answer : null;
+    var node = bubble ? bubble.node : log.querySelector('[data-unsaved-id="' + event.id + '"]');
+    if (!node) return;
+    var body = bubble ? bubble.body : node.querySelector(".msg-body");
+    var status = bubble ? bubble.status : node.querySelector(".msg-status, .tool-line");
+    body.classList.remove("streaming");
+    body.textContent = event.content;
+    node.removeAttribute("aria-busy");
+    node.removeAttribute("data-transient");
+    node.classList.remove("pending");
+    node.classList.add("msg-unsaved");
+    node.dataset.unsavedId = event.id;
+    status.className = "msg-status err";
+    status.replaceChildren(
+      C.el("strong", { text: "Not saved" }),
+      ": " + event.reason + ". Save it again once the database is back. ",
+      C.el("button", { type: "button", class: "linkish", "data-save-answer": event.id, text: "Save again" })
+    );
+    C.announce("The answer was not saved");
+    if (turn) endTurn();
+  }
+
+  function answerSaved(event) {
+    var node = log.querySelector('[data-unsaved-id="' + event.id + '"]');
+    if (node) node.remove();
+    replay();
+    C.announce("Answer saved");
+  }
+
+  /** The messages saved after the last one shown, from the database. */
+  function replay() {
+    C.fragment(chat.dataset.messagesUrl + "?after=" + lastOrder())
+      .then(function (nodes) {
+        R.removeStale(nodes);
+        if (C.markChips) C.markChips(nodes);
+        log.appendChild(nodes);
+        toBottom();
+      })
+      .catch(function () { /* the next reconnection tries again */ });
   }
 
   function endTurn() {
@@ -226,7 +296,12 @@
           rejected(event.message);
           return;
         }
+        if (turn && event.code === CODE.NOT_SAVED) {
+          notSaved(event.message);
+          return;
+        }
         if (!turn) {
+          log.querySelectorAll("[data-save-answer]").forEach(function (button) { button.disabled = false; });
           showError(event.message);
           return;
         }
@@ -243,6 +318,12 @@
         return;
       case "done":
         finish(event.message);
+        return;
+      case "answer_unsaved":
+        answerUnsaved(event);
+        return;
+      case "answer_saved":
+        answerSaved(event);
         return;
       default:
         return;
@@ -347,7 +428,7 @@
   function interrupted() {
     var current = turn;
     var note = current.acked
-      ? "Connection lost — what arrived is saved; it will show when the page reconnects."
+      ? "Connection lost — the answer goes on and will show when the page reconnects."
       : "Connection lost before the message was confirmed.";
     setStatusLine(note, false);
     current.answer.status.className = "msg-status warn";
@@ -404,7 +485,15 @@
       var group = target.closest("[data-clarify-text]");
       if (group) send(group.dataset.clarifyText, data.clarifyTopic);
     } else if (data.resend) {
+      if (data.resendBubble && connected() && !turn) target.closest(".msg").remove();
       send(data.resend);
+    } else if (data.saveAnswer) {
+      if (!connected()) {
+        showError("Not connected — reconnecting. Save again in a moment.");
+        return;
+      }
+      target.disabled = true;
+      C.socket.send({ type: "save_answer", id: data.saveAnswer });
     } else if (target.matches('a[href^="#src-"]')) {
       var source = document.getElementById(target.getAttribute("href").slice(1));
       var panel = source && source.closest("details");

@@ -112,28 +112,26 @@
     document.querySelectorAll("[data-reload-link]").forEach(function (link) { link.hidden = true; });
   }
 
-  var retryMs = 1000;
-
+  // The shared reconnecting socket (reconnect.js); what an event missed while it was
+  // down, the poll below re-reads.
   function connect() {
-    if (!window.WebSocket || !document.querySelector("[data-sources]")) return;
-    var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    var socket = new WebSocket(scheme + window.location.host + "/ws/events/");
-    socket.addEventListener("open", function () { retryMs = 1000; });
-    socket.addEventListener("message", function (message) {
-      var event;
-      try { event = JSON.parse(message.data); } catch (error) { return; }
-      if (!event || event.type !== "indexing.progress") return;
-      var card = sourceCard(event.source_id);
-      if (!card) return;
-      lastEvent[event.source_id] = Date.now();
-      var wasRunning = RUNNING[card.dataset.status];
-      showProgress(card, event);
-      refreshCard(event.source_id, wasRunning && !RUNNING[event.status]);
-    });
-    socket.addEventListener("close", function () {
-      window.setTimeout(connect, retryMs);
-      retryMs = Math.min(retryMs * 2, 30000);
-    });
+    if (!window.WebSocket || !window.CairnReconnect || !document.querySelector("[data-sources]")) return;
+    window.CairnReconnect.reconnecting({
+      url: function () {
+        var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
+        return scheme + window.location.host + "/ws/events/";
+      },
+      heartbeatMs: 25000,
+      onMessage: function (event) {
+        if (!event || event.type !== "indexing.progress") return;
+        var card = sourceCard(event.source_id);
+        if (!card) return;
+        lastEvent[event.source_id] = Date.now();
+        var wasRunning = RUNNING[card.dataset.status];
+        showProgress(card, event);
+        refreshCard(event.source_id, wasRunning && !RUNNING[event.status]);
+      },
+    }).open();
   }
 
   // Without events (no shared channel layer, or a dropped socket) running sources are

@@ -21,7 +21,12 @@ async def test_the_redis_channel_layer_delivers_group_messages(redis_url: str) -
 
 
 def test_settings_switch_to_redis_when_redis_url_is_set(redis_url: str) -> None:
-    assert settings.CHANNEL_LAYERS["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    layer = settings.CHANNEL_LAYERS["default"]
+    assert layer["BACKEND"] == "apps.core.channel_layer.ReconnectingRedisChannelLayer"
+    # Reads outlast channels_redis's 5 s blocking read (issue 26: every idle socket died).
+    host = layer["CONFIG"]["hosts"][0]
+    assert host["address"] == redis_url
+    assert host["socket_timeout"] > RedisChannelLayer.brpop_timeout
     assert settings.Q_CLUSTER["redis"] == redis_url
 
 

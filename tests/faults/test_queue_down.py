@@ -26,7 +26,7 @@ from tests.processes import RedisServer, kill_group, process_env, start_qcluster
 def queue_redis(
     tmp_path: Path, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path)
+    server = RedisServer()
     server.start()
     # This process wakes workers through that Redis, as a web process does.
     settings.Q_CLUSTER = {**settings.Q_CLUSTER, "sync": False}

@@ -127,7 +127,7 @@ def gated_worker(
 ) -> Iterator[GatedWorker]:
     media = tmp_path / "media"
     settings.MEDIA_ROOT = str(media)
-    with redis_server(tmp_path) as redis_url:
+    with redis_server() as redis_url:
         # This process queues its wake-ups in Redis, as the web process does, instead of
         # running the work at once as the test settings do.
         settings.Q_CLUSTER = {**settings.Q_CLUSTER, "sync": False}

@@ -4,6 +4,7 @@
 ``prepare.prepare_turn`` the synchronous steps 1–6 and 8 (save the user message,
 references, facts, indexing, ``memory``, ``sources``, ``prompt``); ``stream`` steps 7
 (``distill_align``) and 9, with the memory ``tools``; ``finish.finish_turn`` steps 10–11
-(alignment, footer, save). Step 12, claim extraction, is a background job
+(alignment, footer, save). ``saving`` says whether a save happened, in words, and retries
+the answer's save through a short database outage. Step 12, claim extraction, is a background job
 (``apps/chat/tasks.py`` with ``apps/chat/claim_extraction.py``).
 """

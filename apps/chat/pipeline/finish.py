@@ -21,8 +21,8 @@ from apps.chat.services import message_append
 from apps.chat.tasks import extraction_enqueue
 from apps.indexing import services as indexing_services
 
+from .saving import PendingAnswer, save_with_retries
 from .stream import StreamOutcome
-from .threads import in_worker_thread
 from .types import PreparedTurn
 
 logger = logging.getLogger(__name__)
@@ -87,13 +87,19 @@ def memory_payload(prepared: PreparedTurn, numbered: Renumbered) -> list[dict[st
     return rows
 
 
-def save_answer(prepared: PreparedTurn, outcome: StreamOutcome, checked: Review) -> Message:
+def save_answer(pending: PendingAnswer) -> Message:
     """Step 11: the answer, renumbered by first use, with its footer, memory, sources,
-    the review's findings and counts, in one row."""
+    the review's findings and counts, in one row, under the id chosen for it: a retry
+    after a commit whose answer was lost in transit finds the row instead of adding one."""
+    prepared, outcome, checked = pending.prepared, pending.outcome, pending.checked
+    saved = Message.objects.filter(pk=pending.id, conversation=prepared.conversation).first()
+    if saved is not None:
+        return saved
     numbered = renumbered(prepared.registry, checked.answer)
     footer = numbered.footer() if checked.answer.strip() else ""
     with transaction.atomic():
         message = message_append(
+            message_id=pending.id,
             conversation=prepared.conversation,
             role=Message.Role.ASSISTANT,
             content=numbered.text + footer,
@@ -125,8 +131,19 @@ def save_answer(prepared: PreparedTurn, outcome: StreamOutcome, checked: Review)
     return message
 
 
+def unsaved_text(pending: PendingAnswer) -> str:
+    """The answer as it would have been saved (renumbered, with its footer), for the page
+    to keep while it is not."""
+    numbered = renumbered(pending.prepared.registry, pending.checked.answer)
+    return numbered.text + (numbered.footer() if pending.checked.answer.strip() else "")
+
+
 async def finish_turn(
     prepared: PreparedTurn, outcome: StreamOutcome, provider: LLMProvider
 ) -> Message:
+    """Steps 10–11. The save is tried again through a short database outage; when it
+    still fails, ``AnswerNotSaved`` carries the answer so it can be saved later."""
     checked = await review(prepared, outcome, provider)
-    return await in_worker_thread(save_answer)(prepared, outcome, checked)
+    return await save_with_retries(
+        save_answer, PendingAnswer(prepared=prepared, outcome=outcome, checked=checked)
+    )

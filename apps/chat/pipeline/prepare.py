@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -43,6 +43,7 @@ from apps.indexing.search import SearchHit
 
 from .lists import list_sections
 from .memory import gather_memory
+from .saving import FailedAfterSave, NotSaved, failure_in_words
 from .types import (
     MAX_MESSAGE_CHARS,
     FactCounts,
@@ -351,12 +352,41 @@ def prepare_turn(
     now: datetime | None = None,
     distill: bool = False,
 ) -> PreparedTurn:
-    """Steps 1–8 (distillation, step 7, is async and done by the caller when wanted)."""
+    """Steps 1–8 (distillation, step 7, is async and done by the caller when wanted).
+
+    ``NotSaved`` when the user's message did not commit; ``FailedAfterSave`` when it did
+    and a later step failed: the caller says which (issue 26)."""
     validate_request(request)
     # The question is embedded (CPU, no database) while the message and its facts are
     # saved; references, resolved below, rarely change the text searched with.
     early_vector = run_beside(embed_query, request.text)
-    message = save_user_message(conversation=conversation, request=request)
+    try:
+        message = save_user_message(conversation=conversation, request=request)
+    except Exception as error:
+        raise NotSaved(failure_in_words(error)) from error
+    try:
+        return prepare_saved(
+            user=user,
+            conversation=conversation,
+            request=request,
+            message=message,
+            early_vector=early_vector,
+            now=now,
+        )
+    except Exception as error:
+        raise FailedAfterSave(message, failure_in_words(error)) from error
+
+
+def prepare_saved(
+    *,
+    user: User,
+    conversation: Conversation,
+    request: TurnRequest,
+    message: Message,
+    early_vector: Callable[[], Vector | None],
+    now: datetime | None,
+) -> PreparedTurn:
+    """Steps 2–8, once the user's message is committed."""
     fact_counts, _ = persist_facts(conversation=conversation, message=message, request=request)
     # A rank wins over a claim number (DESIGN §5): "#1" in "my #1 crypto" is not claim 1.
     # The same reading as the transcript and the composer's chips (apps/chat/reading.py).

@@ -11,6 +11,8 @@ from django.db import transaction
 
 from apps.chat.events import (
     Ack,
+    AnswerSaved,
+    AnswerUnsaved,
     Clarify,
     Done,
     Emit,
@@ -26,8 +28,9 @@ from apps.chat.llm import LLMProvider
 from apps.chat.models import Conversation, Message
 from apps.chat.services import message_append
 
-from .finish import finish_turn
+from .finish import finish_turn, save_answer, unsaved_text
 from .prepare import prepare_turn
+from .saving import AnswerNotSaved, FailedAfterSave, NotSaved, PendingAnswer, save_with_retries
 from .stream import STOPPED_BY_USER, distill, stream_answer
 from .threads import in_worker_thread
 from .tools.executor import TurnTools
@@ -95,6 +98,22 @@ async def run_turn(
     except TurnRejected as rejection:
         await emit(TurnError(code=rejection.code, message=str(rejection)))
         return None
+    except NotSaved as failure:
+        await emit(
+            TurnError(code=ErrorCode.NOT_SAVED, message=f"Your message was not saved: {failure}.")
+        )
+        return None
+    except FailedAfterSave as failure:
+        logger.exception("preparing the answer failed after the message was saved")
+        await emit(
+            TurnError(
+                code=ErrorCode.INTERNAL,
+                message=f"Your message was saved, but no answer could be prepared: {failure}. "
+                "Try again.",
+            )
+        )
+        return None
+    # Only now: the message is committed (prepare_turn raised otherwise).
     await emit(_ack(prepared))
 
     if prepared.fact_counts.ambiguous_topics:
@@ -126,7 +145,15 @@ async def run_turn(
     outcome = await stream_answer(
         prepared, provider=provider, emit=emit, tool_executor=tools.executor()
     )
-    answer = await finish_turn(prepared, outcome, provider)
+    try:
+        answer = await finish_turn(prepared, outcome, provider)
+    except AnswerNotSaved as unsaved:
+        await emit(
+            AnswerUnsaved(
+                pending=unsaved.pending, content=unsaved_text(unsaved.pending), reason=str(unsaved)
+            )
+        )
+        return None
     if outcome.error == STOPPED_BY_USER:
         await emit(TurnError(code=ErrorCode.CANCELLED, message=outcome.error, message_id=answer.id))
     elif outcome.error:
@@ -135,4 +162,22 @@ async def run_turn(
     if answer.review_findings or (answer.usage or {}).get("aligned"):
         await emit(Reviewed(message=answer))
     await emit(await _done(answer))
+    return answer
+
+
+async def answer_save_again(*, pending: PendingAnswer, emit: Emit) -> Message | None:
+    """A ``save_answer`` frame: one more try at saving an answer kept as unsaved; the
+    answer is never generated again."""
+    try:
+        answer = await save_with_retries(save_answer, pending, delays=())
+    except AnswerNotSaved as unsaved:
+        await emit(
+            AnswerUnsaved(pending=pending, content=unsaved_text(pending), reason=str(unsaved))
+        )
+        return None
+    await emit(
+        AnswerSaved(
+            pending_id=pending.id, message=answer, html=await in_worker_thread(message_html)(answer)
+        )
+    )
     return answer

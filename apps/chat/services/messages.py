@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.db import transaction
@@ -26,9 +27,12 @@ def message_append(
     model_name: str = "",
     usage: dict[str, Any] | None = None,
     review_findings: list[dict[str, Any]] | None = None,
+    message_id: uuid.UUID | None = None,
 ) -> Message:
     """Add a message at the end of the conversation. The JSON columns (memory used,
     sources, fact counts, usage) take what the pipeline's dataclasses serialise to.
+    ``message_id`` is chosen by a caller that retries the save: the id tells whether an
+    earlier try committed after all.
 
     The conversation row is locked while the next order number is taken, so two turns
     arriving at once (two tabs) never get the same order.
@@ -36,6 +40,7 @@ def message_append(
     locked = Conversation.objects.select_for_update().get(pk=conversation.pk)
     last = locked.messages.aggregate(last=Max("order"))["last"]
     message = Message.objects.create(
+        **({"id": message_id} if message_id is not None else {}),
         conversation=locked,
         role=role,
         content=content,
