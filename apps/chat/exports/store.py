@@ -10,7 +10,6 @@ rest). Claims are extracted only when the user asked, and then wait for review.
 from __future__ import annotations
 
 import logging
-import zipfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -28,15 +27,14 @@ from apps.claims.models import ClaimOrigin, ClaimStatus
 from apps.core.jobs import queue_task
 from apps.projects.models import Project
 
-from .parse import ExportConversation, ExportError, read_export
+from .check import upload_check
+from .parse import ExportConversation, SkippedConversation
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
 
 logger = logging.getLogger(__name__)
-# Exports up to this size are read at once when uploaded, so a foreign or damaged file is
-# refused with its reason before anything is stored; larger ones are checked in the task.
-CHECK_AT_ONCE_BYTES = 8 * 1024 * 1024
+SKIPPED_KEPT = 100  # skipped conversations listed on the import; all are counted
 
 
 @dataclass(frozen=True)
@@ -62,7 +60,7 @@ def chat_import_create(
     limit = settings.CAIRN_IMPORT_MAX_BYTES
     if upload.size is not None and upload.size > limit:
         raise ValidationError({"file": f"Exports up to {limit // (1024 * 1024)} MB are accepted."})
-    _check(upload)
+    upload_check(upload)
     chat_import = ChatImport.objects.create(
         user=user,
         project=project,
@@ -80,31 +78,6 @@ def chat_import_create(
         )
     )
     return chat_import
-
-
-def _check(upload: UploadedFile) -> None:
-    upload.seek(0)
-    head = upload.read(4)
-    upload.seek(0)
-    try:
-        if head == b"PK\x03\x04":
-            with zipfile.ZipFile(upload) as archive:
-                if not any(
-                    name.split("/")[-1] == "conversations.json" for name in archive.namelist()
-                ):
-                    raise ExportError(
-                        "This zip has no conversations.json: upload the zip that ChatGPT or "
-                        "Claude sent you (Settings → Data controls → Export data)."
-                    )
-        elif upload.size is not None and upload.size <= CHECK_AT_ONCE_BYTES:
-            read_export(upload.read())
-        elif head.lstrip()[:1] not in (b"[", b"{"):
-            raise ExportError("This is not a ChatGPT or Claude export (conversations.json).")
-    except (ExportError, zipfile.BadZipFile) as error:
-        message = str(error) if isinstance(error, ExportError) else "This zip file is damaged."
-        raise ValidationError({"file": message}) from error
-    finally:
-        upload.seek(0)
 
 
 @transaction.atomic
@@ -198,3 +171,17 @@ def chat_import_finish_if_indexed(*, chat_import_id: str) -> None:
         status=ChatImport.Status.INDEXING,
         messages_indexed__gte=F("messages_total"),
     ).update(status=ChatImport.Status.DONE, finished_at=timezone.now())
+
+
+def chat_import_skip(*, chat_import_id: str, skipped: SkippedConversation) -> None:
+    """Count a conversation that could not be stored, and list it while the list is short
+    (a re-delivered task lists it once)."""
+    with transaction.atomic():
+        chat_import = ChatImport.objects.select_for_update().get(pk=chat_import_id)
+        if any(record.get("index") == skipped.index for record in chat_import.skipped):
+            return
+        if len(chat_import.skipped) < SKIPPED_KEPT:
+            chat_import.skipped.append(skipped.as_record())
+        chat_import.conversations_skipped += 1
+        chat_import.save(update_fields=["skipped", "conversations_skipped"])
+    chat_import_progress(chat_import_id=chat_import_id, conversations_done=1)

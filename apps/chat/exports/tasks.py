@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import logging
 
+from django.core.files import File
 from django.utils import timezone
 
 from apps.chat.models import ChatImport, Message
 from apps.core.jobs import queue_task
 from apps.indexing.services import messages_index
 
-from .parse import ExportError, read_export
-from .store import chat_import_finish_if_indexed, chat_import_progress, conversation_store
+from .parse import ExportError, SkippedConversation, count_conversations, iter_export
+from .store import (
+    chat_import_finish_if_indexed,
+    chat_import_progress,
+    chat_import_skip,
+    conversation_store,
+)
 
 logger = logging.getLogger(__name__)
 CONVERSATIONS_PER_TASK = 400
@@ -39,23 +45,49 @@ def chat_import_run(chat_import_id: str, start: int = 0, *, inline: bool = False
         return
     try:
         with chat_import.file.open("rb") as handle:
-            parsed = read_export(handle.read())
+            if start == 0:
+                total = count_conversations(handle)
+                ChatImport.objects.filter(pk=chat_import.pk).update(
+                    status=ChatImport.Status.STORING, conversations_total=total
+                )
+            more = _store(chat_import, handle, start, inline=inline)
     except (ExportError, OSError) as error:
         ChatImport.objects.filter(pk=chat_import.pk).update(
             status=ChatImport.Status.FAILED, error=str(error), finished_at=timezone.now()
         )
         return
-    if start == 0:
-        ChatImport.objects.filter(pk=chat_import.pk).update(
-            status=ChatImport.Status.STORING,
-            source=parsed.source,
-            conversations_total=len(parsed.conversations),
+    if more:
+        end = start + CONVERSATIONS_PER_TASK
+        queue_task(
+            "apps.chat.exports.tasks.chat_import_run",
+            chat_import_id,
+            end,
+            task_name=f"import-{chat_import_id}-{end}",
         )
-    end = len(parsed.conversations) if inline else start + CONVERSATIONS_PER_TASK
+        return
+    ChatImport.objects.filter(pk=chat_import.pk).update(status=ChatImport.Status.INDEXING)
+    chat_import_finish_if_indexed(chat_import_id=chat_import_id)
+
+
+def _store(chat_import: ChatImport, handle: File, start: int, *, inline: bool) -> bool:
+    """Store conversations ``start`` … of the export, read one at a time (a batch of
+    them unless ``inline``); True when more are left for the next task."""
+    chat_import_id = str(chat_import.pk)
+    end = None if inline else start + CONVERSATIONS_PER_TASK
     waiting: list[str] = []
-    for exported in parsed.conversations[start:end]:
+    more = False
+    for item in iter_export(handle, start=start):
+        if end is not None and item.index >= end:
+            more = True
+            break
+        if isinstance(item, SkippedConversation):
+            chat_import_skip(chat_import_id=chat_import_id, skipped=item)
+            continue
+        if not chat_import.source:
+            chat_import.source = item.source
+            ChatImport.objects.filter(pk=chat_import.pk).update(source=item.source)
         stored = conversation_store(
-            chat_import=chat_import, source=parsed.source, exported=exported
+            chat_import=chat_import, source=item.source, exported=item.conversation
         )
         chat_import_progress(
             chat_import_id=chat_import_id,
@@ -69,16 +101,7 @@ def chat_import_run(chat_import_id: str, start: int = 0, *, inline: bool = False
             waiting = []
     if waiting:
         _index_queue(chat_import_id, waiting, inline=inline)
-    if end < len(parsed.conversations):
-        queue_task(
-            "apps.chat.exports.tasks.chat_import_run",
-            chat_import_id,
-            end,
-            task_name=f"import-{chat_import_id}-{end}",
-        )
-        return
-    ChatImport.objects.filter(pk=chat_import.pk).update(status=ChatImport.Status.INDEXING)
-    chat_import_finish_if_indexed(chat_import_id=chat_import_id)
+    return more
 
 
 def _index_queue(chat_import_id: str, message_ids: list[str], *, inline: bool) -> None:
