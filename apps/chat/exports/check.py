@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import UploadedFile
 
 from .archive import open_member
 from .parse import SkippedConversation, conversation_read
-from .stream import READ_BYTES, ExportError, ItemStream
+from .stream import BAD_CHECKSUM, READ_BYTES, ExportError, ItemStream
 
 
 def upload_check(upload: UploadedFile) -> None:
@@ -41,6 +41,4 @@ def _check(upload: UploadedFile) -> None:
             while stream.read(READ_BYTES * 16):
                 pass  # zipfile compares the CRC at the end
         except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as error:
-            raise ExportError(
-                "This zip is damaged: conversations.json does not match its checksum."
-            ) from error
+            raise ExportError(BAD_CHECKSUM) from error

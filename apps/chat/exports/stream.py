@@ -30,10 +30,15 @@ READ_BYTES = 64 * 1024
 MAX_DEPTH = 64  # levels inside one conversation; ChatGPT's own go about 10 deep
 MAX_VALUE_BYTES = 8 * 1024 * 1024  # one string, number or run of white space
 MAX_CONVERSATION_BYTES = 128 * 1024 * 1024
-MAX_MESSAGES = 20_000
-MAX_KEPT_VALUES = 400_000
-MAX_KEPT_CHARS = 32 * 1024 * 1024
+# What one conversation may keep: about 2 KB of Python objects a message, so at most some
+# 20 MB for the messages and as much again for their text (longer ones are skipped).
+MAX_MESSAGES = 10_000
+MAX_KEPT_VALUES = 200_000
+MAX_KEPT_CHARS = 16 * 1024 * 1024
 MAX_CARRY = 1024 * 1024  # characters held back so that no escape is split
+
+
+BAD_CHECKSUM = "This zip is damaged: conversations.json does not match its checksum (CRC)."
 
 
 class ExportError(ValueError):
@@ -180,7 +185,9 @@ class _Reader:
     def _next(self) -> bytes:
         try:
             raw = self.raw.read(READ_BYTES)
-        except (OSError, EOFError, zlib.error, zipfile.BadZipFile, NotImplementedError) as error:
+        except zipfile.BadZipFile as error:  # zipfile compares the CRC at the end
+            raise ExportError(BAD_CHECKSUM) from error
+        except (OSError, EOFError, zlib.error, NotImplementedError) as error:
             raise ExportError(f"This export is damaged and cannot be read ({error}).") from error
         self.done = not raw
         text = self.carry + self.decoder.decode(raw, final=self.done)
