@@ -194,5 +194,82 @@ def memory_table(sizes_mb: list[float], directory: Path) -> None:
         path.unlink()
 
 
+def _hostile_files(directory: Path) -> dict[str, Path]:
+    """The shapes of issue 29's probe, each after one ordinary conversation."""
+    first = json.dumps(_conversation(random.Random(1), 0)).encode()
+    pieces: dict[str, list[bytes]] = {
+        "3 million {}": [b"[", first, b",{}" * 3_000_000, b"]"],
+        "200 KiB of white space": [b"[", b" " * 200 * 1024, first, b" " * 200 * 1024, b"]"],
+        "one 300 MB string": [
+            b"[",
+            first,
+            b',{"title": "x", "mapping": {"a": {"message": {"content": {"parts": ["',
+            *([b"y" * MB] * 300),
+            b'"]}}}}}]',
+        ],
+        "nested 1 million deep": [
+            b"[",
+            first,
+            b',{"mapping": ',
+            b"[" * 1_000_000,
+            b"]" * 1_000_000,
+            b"}]",
+        ],
+        "100,000 messages": [b"[", json.dumps(_long(100_000)).encode(), b",", first, b"]"],
+    }
+    paths = {}
+    for name, parts in pieces.items():
+        path = directory / f"hostile-{len(paths)}.zip"
+        with (
+            zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive,
+            archive.open("conversations.json", "w", force_zip64=True) as member,
+        ):
+            for part in parts:
+                member.write(part)
+        paths[name] = path
+    return paths
+
+
+def _long(messages: int) -> dict[str, object]:
+    conversation = _conversation(random.Random(2), 1)
+    mapping: dict[str, object] = {}
+    parent = None
+    for number in range(messages):
+        node = f"n{number}"
+        mapping[node] = {
+            "id": node,
+            "parent": parent,
+            "children": [f"n{number + 1}"] if number + 1 < messages else [],
+            "message": {
+                "id": node,
+                "author": {"role": "user"},
+                "content": {"content_type": "text", "parts": ["hello there"]},
+            },
+        }
+        parent = node
+    conversation.update(mapping=mapping, current_node=parent)
+    return conversation
+
+
+def hostile_table(directory: Path) -> None:
+    """The worker's peak reading each hostile shape (read past the bounds, not refused:
+    the upload check would refuse some of them as zips, e.g. as bombs)."""
+    print(
+        f"{'hostile conversations.json':<28} {'RSS before':>10} {'peak RSS':>9} {'growth':>8}  read"
+    )
+    for name, path in _hostile_files(directory).items():
+        run = subprocess.run(
+            [sys.executable, __file__, path], capture_output=True, text=True, check=True
+        )
+        figures = json.loads(run.stdout.strip().splitlines()[-1])
+        print(
+            f"{name:<28} {figures['before']:7.0f} MB {figures['peak']:6.0f} MB "
+            f"{figures['peak'] - figures['before']:5.0f} MB  {figures['total']} conversations, "
+            f"{figures['parsed']} stored",
+            flush=True,
+        )
+        path.unlink()
+
+
 if __name__ == "__main__":
     child(sys.argv[1])

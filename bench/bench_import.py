@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import _django
-from bench._import_memory import memory_table
+from bench._import_memory import hostile_table, memory_table
 from bench._server import start_qcluster, stop_group
 from bench.bench_indexing import sentence
 
@@ -133,6 +133,8 @@ def main() -> None:
         print("\nPeak memory of the worker reading an export (a child process: count, then read)")
         with tempfile.TemporaryDirectory() as directory:
             memory_table([float(size) for size in options.memory_sizes.split(",")], Path(directory))
+            print("\nPeak memory of the worker reading the hostile shapes of issue 29")
+            hostile_table(Path(directory))
 
 
 def indexing(options: argparse.Namespace) -> None:

@@ -486,3 +486,27 @@ def test_a_file_damaged_half_way_fails_with_the_place_it_broke() -> None:
     assert isinstance(first, ParsedConversation)
     with pytest.raises(stream.ExportError, match="damaged after conversation 1"):
         next(items)
+
+
+@pytest.mark.parametrize("shift", range(0, 14))
+def test_escapes_split_across_reads_are_read_whole(shift: int) -> None:
+    """A surrogate pair (an emoji) is kept and a lone surrogate found wherever the 64 KiB
+    reads cut them."""
+
+    def document(escape: bytes) -> bytes:
+        """The escape beginning ``shift`` bytes before the end of the first read."""
+        template = json.dumps([conversation(0, text="PAD")]).encode()
+        pad = stream.READ_BYTES - shift - template.index(b"PAD")
+        return template.replace(b"PAD", b"p" * pad + escape + b"\\\\ end")
+
+    emoji = document(b"\\ud83d\\ude00")
+    lone = document(b"\\ud800")
+    assert emoji[stream.READ_BYTES - shift : stream.READ_BYTES - shift + 2] == b"\\u"
+
+    (kept,) = list(iter_export(io.BytesIO(emoji)))
+    (skipped,) = list(iter_export(io.BytesIO(lone)))
+
+    assert isinstance(kept, ParsedConversation)
+    assert kept.conversation.messages[0].text.endswith("p\U0001f600\\ end")
+    assert isinstance(skipped, SkippedConversation)
+    assert "unpaired surrogate" in skipped.reason
