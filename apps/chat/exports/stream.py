@@ -35,7 +35,7 @@ MAX_CONVERSATION_BYTES = 128 * 1024 * 1024
 MAX_MESSAGES = 10_000
 MAX_KEPT_VALUES = 200_000
 MAX_KEPT_CHARS = 16 * 1024 * 1024
-MAX_CARRY = 1024 * 1024  # characters held back so that no escape is split
+MAX_ESCAPES_BACK = 64  # escapes walked back over to find where a read may end
 
 
 BAD_CHECKSUM = "This zip is damaged: conversations.json does not match its checksum (CRC)."
@@ -141,13 +141,12 @@ def _cut(text: str) -> int:
     last = text.rfind("\\")
     if last == -1 or last < len(text) - 12:
         return len(text)
-    while True:
+    for _ in range(MAX_ESCAPES_BACK):
         before = text.rfind("\\", 0, last)
         if before == -1 or before < last - 12:
             return last
-        if len(text) - before > MAX_CARRY:
-            return len(text)  # a hostile run of escapes: read on unmarked
         last = before
+    return len(text)  # a hostile run of escapes: read on, unmarked where it is cut
 
 
 class _Reader:
