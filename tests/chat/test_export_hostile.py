@@ -510,3 +510,39 @@ def test_escapes_split_across_reads_are_read_whole(shift: int) -> None:
     assert kept.conversation.messages[0].text.endswith("p\U0001f600\\ end")
     assert isinstance(skipped, SkippedConversation)
     assert "unpaired surrogate" in skipped.reason
+
+
+def test_a_thousand_skipped_conversations_are_counted_and_the_first_hundred_listed(
+    token_client: APIClient,
+    client: Client,
+    user: User,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    from apps.chat.exports import tasks
+
+    queued: list[tuple[Any, ...]] = []
+    real_queue = tasks.queue_task
+    monkeypatch.setattr(
+        tasks, "queue_task", lambda *a, **k: (queued.append(a), real_queue(*a, **k))
+    )
+    data = b"[" + json.dumps(conversation(0)).encode() + b",{}" * 1000 + b"]"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload_api(token_client, data, "conversations.json")
+
+    status = token_client.get(f"/api/v1/imports/{response.json()['id']}/").json()
+    assert status["status"] == "done"
+    assert (status["conversations_total"], status["conversations_done"]) == (1001, 1001)
+    assert status["conversations_skipped"] == 1000
+    assert len(status["skipped"]) == 100
+    assert status["skipped"][0] == {
+        "index": 1,
+        "title": "",
+        "reason": "it has neither ChatGPT's 'mapping' nor Claude's 'chat_messages'",
+    }
+    # Skipped conversations cost no writes of their own: one task stores the one that is not.
+    assert [call[0] for call in queued].count("apps.chat.exports.tasks.chat_import_run") == 0
+    client.force_login(user)
+    assert "1000 of 1001 conversations skipped: conversation 2: it has neither" in (
+        client.get("/imports/").content.decode()
+    )

@@ -173,15 +173,17 @@ def chat_import_finish_if_indexed(*, chat_import_id: str) -> None:
     ).update(status=ChatImport.Status.DONE, finished_at=timezone.now())
 
 
-def chat_import_skip(*, chat_import_id: str, skipped: SkippedConversation) -> None:
-    """Count a conversation that could not be stored, and list it while the list is short
-    (a re-delivered task lists it once)."""
+def chat_import_skip(*, chat_import_id: str, skipped: list[SkippedConversation]) -> None:
+    """Count conversations that could not be stored, and list them while the list is
+    short (one a re-delivered task skips again is listed once)."""
+    if not skipped:
+        return
     with transaction.atomic():
         chat_import = ChatImport.objects.select_for_update().get(pk=chat_import_id)
-        if any(record.get("index") == skipped.index for record in chat_import.skipped):
-            return
-        if len(chat_import.skipped) < SKIPPED_KEPT:
-            chat_import.skipped.append(skipped.as_record())
-        chat_import.conversations_skipped += 1
+        listed = {record.get("index") for record in chat_import.skipped}
+        fresh = [item for item in skipped if item.index not in listed]
+        room = max(SKIPPED_KEPT - len(chat_import.skipped), 0)
+        chat_import.skipped += [item.as_record() for item in fresh[:room]]
+        chat_import.conversations_skipped += len(fresh)
         chat_import.save(update_fields=["skipped", "conversations_skipped"])
-    chat_import_progress(chat_import_id=chat_import_id, conversations_done=1)
+    chat_import_progress(chat_import_id=chat_import_id, conversations_done=len(fresh))

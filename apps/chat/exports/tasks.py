@@ -32,6 +32,7 @@ CONVERSATIONS_PER_TASK = 400
 # one conversation a task (40 messages in the bench) embedded 15 % slower than the same
 # messages together; a few hundred is as fast as thousands (bench/bench_import.py).
 INDEX_MESSAGES_PER_TASK = 256
+SKIPPED_PER_WRITE = 500  # skipped conversations recorded on the import in one write
 
 
 def chat_import_run(chat_import_id: str, start: int = 0, *, inline: bool = False) -> None:
@@ -50,38 +51,42 @@ def chat_import_run(chat_import_id: str, start: int = 0, *, inline: bool = False
                 ChatImport.objects.filter(pk=chat_import.pk).update(
                     status=ChatImport.Status.STORING, conversations_total=total
                 )
-            more = _store(chat_import, handle, start, inline=inline)
+            following = _store(chat_import, handle, start, inline=inline)
     except (ExportError, OSError) as error:
         ChatImport.objects.filter(pk=chat_import.pk).update(
             status=ChatImport.Status.FAILED, error=str(error), finished_at=timezone.now()
         )
         return
-    if more:
-        end = start + CONVERSATIONS_PER_TASK
+    if following is not None:
         queue_task(
             "apps.chat.exports.tasks.chat_import_run",
             chat_import_id,
-            end,
-            task_name=f"import-{chat_import_id}-{end}",
+            following,
+            task_name=f"import-{chat_import_id}-{following}",
         )
         return
     ChatImport.objects.filter(pk=chat_import.pk).update(status=ChatImport.Status.INDEXING)
     chat_import_finish_if_indexed(chat_import_id=chat_import_id)
 
 
-def _store(chat_import: ChatImport, handle: File, start: int, *, inline: bool) -> bool:
-    """Store conversations ``start`` … of the export, read one at a time (a batch of
-    them unless ``inline``); True when more are left for the next task."""
+def _store(chat_import: ChatImport, handle: File, start: int, *, inline: bool) -> int | None:
+    """Store conversations ``start`` … of the export, read one at a time, until this task
+    has stored ``CONVERSATIONS_PER_TASK`` (all of them when ``inline``; skipped ones cost
+    no writes, so three million ``{}`` are one task): where the next task starts, or None."""
     chat_import_id = str(chat_import.pk)
-    end = None if inline else start + CONVERSATIONS_PER_TASK
     waiting: list[str] = []
-    more = False
+    skipped: list[SkippedConversation] = []
+    stored_here = 0
     for item in iter_export(handle, start=start):
-        if end is not None and item.index >= end:
-            more = True
-            break
+        if not inline and stored_here >= CONVERSATIONS_PER_TASK:
+            chat_import_skip(chat_import_id=chat_import_id, skipped=skipped)
+            _index_queue(chat_import_id, waiting, inline=inline)
+            return item.index
         if isinstance(item, SkippedConversation):
-            chat_import_skip(chat_import_id=chat_import_id, skipped=item)
+            skipped.append(item)
+            if len(skipped) >= SKIPPED_PER_WRITE:
+                chat_import_skip(chat_import_id=chat_import_id, skipped=skipped)
+                skipped = []
             continue
         if not chat_import.source:
             chat_import.source = item.source
@@ -89,6 +94,7 @@ def _store(chat_import: ChatImport, handle: File, start: int, *, inline: bool) -
         stored = conversation_store(
             chat_import=chat_import, source=item.source, exported=item.conversation
         )
+        stored_here += 1
         chat_import_progress(
             chat_import_id=chat_import_id,
             conversations_done=1,
@@ -99,12 +105,14 @@ def _store(chat_import: ChatImport, handle: File, start: int, *, inline: bool) -
         if len(waiting) >= INDEX_MESSAGES_PER_TASK:
             _index_queue(chat_import_id, waiting, inline=inline)
             waiting = []
-    if waiting:
-        _index_queue(chat_import_id, waiting, inline=inline)
-    return more
+    chat_import_skip(chat_import_id=chat_import_id, skipped=skipped)
+    _index_queue(chat_import_id, waiting, inline=inline)
+    return None
 
 
 def _index_queue(chat_import_id: str, message_ids: list[str], *, inline: bool) -> None:
+    if not message_ids:
+        return
     if inline:
         chat_import_index(chat_import_id, message_ids)
         return
