@@ -22,7 +22,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from apps.accounts.models import User
-from apps.chat.exports import stream
+from apps.chat.exports import reading, stream
 from apps.chat.exports.parse import (
     ParsedConversation,
     SkippedConversation,
@@ -413,7 +413,7 @@ def test_many_empty_objects_are_each_skipped_in_bounded_memory(tmp_path: Path) -
 def test_white_space_a_giant_string_and_deep_nesting_are_read_in_bounded_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(stream, "MAX_VALUE_BYTES", 4 * MB)
+    monkeypatch.setattr(reading, "MAX_VALUE_BYTES", 4 * MB)
 
     def pieces() -> Iterator[bytes]:
         yield b"[" + b" " * 200 * 1024 + json.dumps(conversation(0)).encode() + b","
@@ -459,7 +459,7 @@ def test_a_conversation_of_100000_messages_is_skipped_in_bounded_memory(
 def test_a_conversation_larger_than_the_bound_is_skipped_and_the_next_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(stream, "MAX_CONVERSATION_BYTES", 2 * MB)
+    monkeypatch.setattr(reading, "MAX_CONVERSATION_BYTES", 2 * MB)
     big = conversation(1, messages=20, text="z" * 200_000)
     big["title"] = "Big one"
     data = json.dumps([conversation(0), big, conversation(2)]).encode()

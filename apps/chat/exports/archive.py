@@ -14,7 +14,7 @@ from typing import BinaryIO
 from django.conf import settings
 from django.core.files import File
 
-from .stream import ExportError
+from .reading import ExportError
 
 MEMBER = "conversations.json"
 ZIP_MAGIC = b"PK\x03\x04"

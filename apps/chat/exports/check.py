@@ -13,7 +13,8 @@ from django.core.files.uploadedfile import UploadedFile
 
 from .archive import open_member
 from .parse import SkippedConversation, conversation_read
-from .stream import BAD_CHECKSUM, READ_BYTES, ExportError, ItemStream
+from .reading import BAD_CHECKSUM, READ_BYTES, ExportError
+from .stream import ItemStream
 
 
 def upload_check(upload: UploadedFile) -> None:

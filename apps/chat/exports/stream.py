@@ -1,56 +1,33 @@
 """``conversations.json`` read one conversation at a time, in memory bounded whatever the
 file's shape (issue 29: a 9 KiB zip of three million ``{}`` cost a worker 212 MB).
 
-ijson (yajl, in C) turns the bytes into events, read 64 KiB at a time; each conversation is
+ijson (yajl, in C) turns the bytes (``reading.Reader``) into events; each conversation is
 built from them keeping only the fields Cairn reads (``CONVERSATION``), so ChatGPT's bulky
 metadata costs nothing. A conversation past a bound (messages, nesting, size of one value
 or of the whole) is given back as a problem in words instead; when yajl itself would have
-to hold it (one huge string, nesting thousands deep) the parser is stopped and a plain byte
-scanner finds where the next conversation begins, and a fresh parser goes on from there.
-
-Two things yajl cannot read without stopping are turned into marks before it sees them
-and turned back after: the escape of a lone surrogate (``"\\ud800"``) and bytes that are
-not UTF-8. Both come back as the lone surrogate they stand for, which the site's input
-guard then refuses, so that one conversation is skipped instead of the whole file.
+to hold it (one huge string, nesting thousands deep) the parser is stopped, the byte
+scanner (``reading.boundary``) finds where the next conversation begins, and a fresh
+parser goes on from there.
 """
 
 from __future__ import annotations
 
-import codecs
-import re
-import zipfile
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
 import ijson
 
-READ_BYTES = 64 * 1024
+from .reading import READ_BYTES, ExportError, Reader, Trip, boundary, mb, restore
+
+__all__ = ["READ_BYTES", "ExportError", "ItemStream", "RawItem"]
+
 MAX_DEPTH = 64  # levels inside one conversation; ChatGPT's own go about 10 deep
-MAX_VALUE_BYTES = 8 * 1024 * 1024  # one string, number or run of white space
-MAX_CONVERSATION_BYTES = 128 * 1024 * 1024
 # What one conversation may keep: about 2 KB of Python objects a message, so at most some
 # 20 MB for the messages and as much again for their text (longer ones are skipped).
 MAX_MESSAGES = 10_000
 MAX_KEPT_VALUES = 200_000
 MAX_KEPT_CHARS = 16 * 1024 * 1024
-MAX_ESCAPES_BACK = 64  # escapes walked back over to find where a read may end
-
-
-BAD_CHECKSUM = "This zip is damaged: conversations.json does not match its checksum (CRC)."
-
-
-class ExportError(ValueError):
-    """The file is not an export Cairn can read; the message says why, in plain words."""
-
-
-class _Trip(Exception):
-    """A conversation that yajl must not read on: skip it by scanning bytes instead."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 # What is kept of a conversation: a dict names the keys kept (their values by their own
@@ -113,143 +90,6 @@ class RawItem:
     title: str = ""  # as far as it was read, when there is a problem
 
 
-def _mb(size: int) -> str:
-    return f"{size / (1024 * 1024):g} MB"
-
-
-# Lone surrogates (escaped) and bytes that are not UTF-8, marked in Plane 15's private use
-# area (U+F0000 + the surrogate's offset) so that yajl reads them, and restored after.
-_ESCAPE_HINT = re.compile(r"\\u[dD][89a-fA-F]")
-_ESCAPES = re.compile(
-    r"\\\\|\\u(?:[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|([dD][89a-fA-F][0-9a-fA-F]{2}))"
-)
-_SURROGATES = re.compile("[\ud800-\udfff]", re.UNICODE)
-_MARKS = re.compile("[\U000f0000-\U000f07ff]")
-
-
-def _mark_code(code: int) -> str:
-    return chr(0xF0000 + code - 0xD800)
-
-
-def restore(text: str) -> str:
-    return _MARKS.sub(lambda m: chr(ord(m.group()) - 0xF0000 + 0xD800), text)
-
-
-def _cut(text: str) -> int:
-    """Where to end this piece so that no escape (nor a surrogate pair) is split: before
-    a backslash that has none in the 12 characters before it."""
-    last = text.rfind("\\")
-    if last == -1 or last < len(text) - 12:
-        return len(text)
-    for _ in range(MAX_ESCAPES_BACK):
-        before = text.rfind("\\", 0, last)
-        if before == -1 or before < last - 12:
-            return last
-        last = before
-    return len(text)  # a hostile run of escapes: read on, unmarked where it is cut
-
-
-class _Reader:
-    """The bytes yajl reads, and where a conversation too large for it is stopped."""
-
-    def __init__(self, raw: BinaryIO, prefix: bytes = b"") -> None:
-        self.raw = raw
-        self.prefix = prefix
-        self.decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="surrogateescape")
-        self.carry = ""
-        self.done = False
-        self.handed = 0
-        self.event_mark = 0  # ``handed`` when the last event was read
-        self.item_mark: int | None = None  # ``handed`` when the current item began
-        self.marked = False
-
-    def read(self, size: int = -1) -> bytes:
-        if size == 0:
-            return b""
-        if self.handed - self.event_mark > MAX_VALUE_BYTES:
-            raise _Trip(f"it holds a single value larger than {_mb(MAX_VALUE_BYTES)}")
-        if self.item_mark is not None and self.handed - self.item_mark > MAX_CONVERSATION_BYTES:
-            raise _Trip(f"it is larger than {_mb(MAX_CONVERSATION_BYTES)}")
-        if self.prefix:
-            data, self.prefix = self.prefix, b""
-            self.handed += len(data)
-            return data
-        while not self.done:
-            data = self._next()
-            if data:
-                self.handed += len(data)
-                return data
-        return b""
-
-    def _next(self) -> bytes:
-        try:
-            raw = self.raw.read(READ_BYTES)
-        except zipfile.BadZipFile as error:  # zipfile compares the CRC at the end
-            raise ExportError(BAD_CHECKSUM) from error
-        except (OSError, EOFError, zlib.error, NotImplementedError) as error:
-            raise ExportError(f"This export is damaged and cannot be read ({error}).") from error
-        self.done = not raw
-        text = self.carry + self.decoder.decode(raw, final=self.done)
-        cut = len(text) if self.done else _cut(text)
-        text, self.carry = text[:cut], text[cut:]
-        if _ESCAPE_HINT.search(text):
-            text = _ESCAPES.sub(self._escape, text)
-        if not text.isascii():
-            try:
-                return text.encode("utf-8")
-            except UnicodeEncodeError:
-                self.marked = True
-                text = _SURROGATES.sub(lambda m: _mark_code(ord(m.group())), text)
-        return text.encode("utf-8")
-
-    def _escape(self, match: re.Match[str]) -> str:
-        if match.group(1) is None:
-            return match.group(0)
-        self.marked = True
-        return _mark_code(int(match.group(1), 16))
-
-
-# The byte scanner: from a point whose state is known, to the comma that ends an element
-# of the top-level array (or its closing bracket). Strings are read past whole.
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*("?)|[\[\]{},]', re.S)
-_STRING_REST = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)
-
-
-def _boundary(raw: BinaryIO, offset: int, depth: int, commas: int) -> tuple[int, bool] | None:
-    """(offset after the ``commas``-th comma of the top-level array, False), or (offset of
-    its closing bracket, True), or None when the file ends first."""
-    raw.seek(offset)
-    base, in_string, escaped = offset, False, False
-    while chunk := raw.read(READ_BYTES):
-        start = 0
-        if in_string:
-            start = 1 if escaped else 0
-            end = _STRING_REST.match(chunk, start).end()  # type: ignore[union-attr]
-            if end == len(chunk) or chunk[end] != 0x22:  # the string goes on
-                escaped = end < len(chunk)  # it ends in a lone backslash
-                base += len(chunk)
-                continue
-            in_string, escaped, start = False, False, end + 1
-        for match in _TOKEN.finditer(chunk, start):
-            char = chunk[match.start()]
-            if char == 0x22:
-                if not match.group(1):  # the string goes on in the next chunk
-                    in_string, escaped = True, match.end() == len(chunk) - 1
-                    break
-            elif char in b"[{":
-                depth += 1
-            elif char in b"]}":
-                depth -= 1
-                if depth == 0:
-                    return base + match.start(), True
-            elif depth == 1:
-                commas -= 1
-                if commas == 0:
-                    return base + match.end(), False
-        base += len(chunk)
-    return None
-
-
 class ItemStream:
     """The elements of the export's array of conversations (or of its "conversations"
     list), each built as far as ``CONVERSATION`` keeps it; ``build=False`` only counts.
@@ -259,7 +99,7 @@ class ItemStream:
         self.raw = raw
         self.start = start
         self.build = build
-        self.reader = _Reader(raw)
+        self.reader = Reader(raw)
         self.level = 0  # depth of the array of conversations, once found
         self.index = 0  # of the next element
         self.title = ""  # of the element being read, once seen
@@ -278,21 +118,21 @@ class ItemStream:
     def _skip_to_start(self) -> None:
         """Past the first ``start`` elements by the byte scanner, twice as fast as yajl's
         events (a continuing task reads the export from its beginning)."""
-        found = _boundary(self.raw, 0, 0, self.start)
+        found = boundary(self.raw, 0, 0, self.start)
         if found is None:
             return  # the parser will say what is wrong
         offset, ended = found
         self.index = self.start
         self.known = (offset, 1, self.start)
         self.raw.seek(offset)
-        self.reader = _Reader(self.raw, prefix=b"[]" if ended else b"[")
+        self.reader = Reader(self.raw, prefix=b"[]" if ended else b"[")
 
     def __iter__(self) -> Iterator[RawItem]:
         while True:
             try:
                 yield from self._parse()
                 return
-            except _Trip as trip:
+            except Trip as trip:
                 if self.level != 1:
                     raise ExportError(
                         f"This is not a ChatGPT or Claude export: {trip.reason}."
@@ -321,7 +161,7 @@ class ItemStream:
                 f"conversations.json cannot be read past conversation {self.index + 1}."
             )
         offset, depth, index = self.known
-        found = _boundary(self.raw, offset, depth, self.index - index + 1)
+        found = boundary(self.raw, offset, depth, self.index - index + 1)
         if found is None:
             raise ExportError(f"conversations.json ends inside conversation {self.index + 1}.")
         offset, ended = found
@@ -330,7 +170,7 @@ class ItemStream:
         self.index += 1
         self.known = (offset, 1, self.index)
         self.raw.seek(offset)
-        self.reader = _Reader(self.raw, prefix=b"[")
+        self.reader = Reader(self.raw, prefix=b"[")
         return True
 
     def _parse(self) -> Iterator[RawItem]:
@@ -405,7 +245,7 @@ class _Builder:
         if event in ("start_map", "start_array"):
             self.depth += 1
             if self.depth > MAX_DEPTH:
-                raise _Trip(f"it is nested more than {MAX_DEPTH} levels deep")
+                raise Trip(f"it is nested more than {MAX_DEPTH} levels deep")
             if self.drop:
                 self.drop += 1
                 return True
@@ -482,7 +322,7 @@ class _Builder:
         if self.values > MAX_KEPT_VALUES:
             self._give_up(f"it holds more than {MAX_KEPT_VALUES:,} values")
         elif self.chars > MAX_KEPT_CHARS:
-            self._give_up(f"its text is longer than {_mb(MAX_KEPT_CHARS)}")
+            self._give_up(f"its text is longer than {mb(MAX_KEPT_CHARS)}")
 
     def _give_up(self, reason: str) -> None:
         """Read the rest of the conversation past, keeping nothing."""
