@@ -103,6 +103,10 @@ ZIP_SHAPES: dict[str, tuple[Callable[[], bytes], str]] = {
         "not valid JSON",
     ),
     "no conversations": (lambda: zip_bytes({"conversations.json": b"[]"}), "no conversations"),
+    "nested deep": (
+        lambda: zip_bytes({"conversations.json": b"[" * 5000 + b"]" * 5000}),
+        "nested more than 64 levels deep",
+    ),
 }
 
 

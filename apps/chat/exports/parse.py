@@ -98,7 +98,9 @@ class _Invalid(Exception):
 def conversation_read(raw: RawItem) -> ExportItem:
     title = _safe_title(raw.title)
     if raw.problem:
-        return SkippedConversation(raw.index, title, raw.problem, "size")
+        return SkippedConversation(
+            raw.index, title, raw.problem, "shape" if raw.foreign else "size"
+        )
     item = raw.value
     if not isinstance(item, dict):
         return SkippedConversation(raw.index, "", "it is not an object", "shape")

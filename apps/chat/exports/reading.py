@@ -33,9 +33,10 @@ class ExportError(ValueError):
 class Trip(Exception):
     """A conversation that yajl must not read on: skip it by scanning bytes instead."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, foreign: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.foreign = foreign  # no export is shaped so, however large
 
 
 def mb(size: int) -> str:

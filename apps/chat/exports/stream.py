@@ -88,6 +88,7 @@ class RawItem:
     value: object
     problem: str = ""
     title: str = ""  # as far as it was read, when there is a problem
+    foreign: bool = False  # the problem is a shape no export has (nesting), not a size
 
 
 class ItemStream:
@@ -138,7 +139,7 @@ class ItemStream:
                         f"This is not a ChatGPT or Claude export: {trip.reason}."
                     ) from trip
                 if self.index >= self.start:
-                    yield RawItem(self.index, None, trip.reason, self.title)
+                    yield RawItem(self.index, None, trip.reason, self.title, trip.foreign)
                 if not self._resume():
                     return
             except (ijson.JSONError, UnicodeDecodeError) as error:
@@ -245,7 +246,7 @@ class _Builder:
         if event in ("start_map", "start_array"):
             self.depth += 1
             if self.depth > MAX_DEPTH:
-                raise Trip(f"it is nested more than {MAX_DEPTH} levels deep")
+                raise Trip(f"it is nested more than {MAX_DEPTH} levels deep", foreign=True)
             if self.drop:
                 self.drop += 1
                 return True
