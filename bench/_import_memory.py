@@ -175,7 +175,7 @@ def child(path: str) -> None:
 def memory_table(sizes_mb: list[float], directory: Path) -> None:
     print(
         f"{'conversations.json':>18} {'zip':>9} {'conversations':>13} {'messages':>9} "
-        f"{'RSS before':>10} {'peak RSS':>9} {'growth':>8} {'read at':>10}"
+        f"{'RSS before':>10} {'peak RSS':>9} {'growth':>8} {'count+read':>10}"
     )
     for size_mb in sizes_mb:
         path = directory / f"export-{size_mb:g}mb.zip"
