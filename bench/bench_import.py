@@ -9,7 +9,12 @@ second. In the same
 run the raw provider embeds the same message texts alone. The rounds rotate which goes
 first, so that load from other processes falls on both alike.
 
+Then (issue 29) the worker's peak memory reading exports of 1 MB to a few hundred MB
+(``bench/_import_memory.py``: a child process counts and reads each, as the task does), a
+table that should show it flat.
+
 Run: .venv/bin/python bench/bench_import.py [--conversations 90] [--messages 40] [--rounds 3]
+     [--memory-sizes 1,10,100,300] [--skip-indexing] [--skip-memory]
 Uses the database cairn_bench (never the dev one).
 """
 
@@ -21,12 +26,14 @@ import json
 import os
 import random
 import sys
+import tempfile
 import time
 import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import _django
+from bench._import_memory import hostile_table, memory_table
 from bench._server import start_qcluster, stop_group
 from bench.bench_indexing import sentence
 
@@ -116,7 +123,21 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2, help="Q_WORKERS (make run's: 2)")
+    parser.add_argument("--memory-sizes", default="1,10,100,300", help="MB of conversations.json")
+    parser.add_argument("--skip-indexing", action="store_true")
+    parser.add_argument("--skip-memory", action="store_true")
     options = parser.parse_args()
+    if not options.skip_indexing:
+        indexing(options)
+    if not options.skip_memory:
+        print("\nPeak memory of the worker reading an export (a child process: count, then read)")
+        with tempfile.TemporaryDirectory() as directory:
+            memory_table([float(size) for size in options.memory_sizes.split(",")], Path(directory))
+            print("\nPeak memory of the worker reading the hostile shapes of issue 29")
+            hostile_table(Path(directory))
+
+
+def indexing(options: argparse.Namespace) -> None:
     _django.setup(sync_jobs=False)
 
     from django_q.brokers import get_broker

@@ -140,6 +140,10 @@ class ChatImport(models.Model):
     messages_total = models.PositiveIntegerField(default=0)
     messages_stored = models.PositiveIntegerField(default=0)
     messages_indexed = models.PositiveIntegerField(default=0)
+    # Conversations that could not be stored as they were (counted in conversations_done
+    # too): how many, and the first SKIPPED_KEPT as {index, title, reason} (issue 29).
+    conversations_skipped = models.PositiveIntegerField(default=0)
+    skipped = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -149,6 +153,21 @@ class ChatImport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.file_name} ({self.get_status_display()})"
+
+    @property
+    def skipped_summary(self) -> str:
+        """'2 of 340 conversations skipped: conversation 3 (“Trip plans”): …; …'"""
+        listed = "; ".join(
+            f"conversation {record.get('index', 0) + 1}"
+            + (f" (“{record['title']}”)" if record.get("title") else "")
+            + f": {record.get('reason', '')}"
+            for record in self.skipped[:5]
+        )
+        more = " …" if self.conversations_skipped > 5 else ""
+        return (
+            f"{self.conversations_skipped} of {self.conversations_total} conversations "
+            f"skipped: {listed}{more}"
+        )
 
     @property
     def source_name(self) -> str:

@@ -287,6 +287,11 @@ CAIRN_UPLOAD_MAX_BYTES = env.int("CAIRN_UPLOAD_MAX_BYTES", default=100 * 1024 * 
 CAIRN_UPLOAD_MAX_FILES = env.int("CAIRN_UPLOAD_MAX_FILES", default=50)
 # ChatGPT / Claude exports (zip or conversations.json) imported on the Import page and API.
 CAIRN_IMPORT_MAX_BYTES = env.int("CAIRN_IMPORT_MAX_BYTES", default=512 * 1024 * 1024)
+# What a zip may unpack to at most (all its files together); its conversations.json is read
+# in bounded memory whatever its size (issue 29).
+CAIRN_IMPORT_MAX_UNCOMPRESSED_BYTES = env.int(
+    "CAIRN_IMPORT_MAX_UNCOMPRESSED_BYTES", default=4 * 1024 * 1024 * 1024
+)
 # Passages per document at most, so one file cannot hold a worker past its timeout; the
 # document says when it was cut. Passages are cut to the model's window (about 1,000
 # characters of prose, so about 2 MB of text); each costs the model what a 2,048-character

@@ -16,6 +16,15 @@
     return parts.join(", ");
   }
 
+  function skippedText(data) {
+    var listed = data.skipped.slice(0, 5).map(function (record) {
+      return "conversation " + (record.index + 1) +
+        (record.title ? " (\u201c" + record.title + "\u201d)" : "") + ": " + record.reason;
+    });
+    return data.conversations_skipped + " of " + data.conversations_total +
+      " conversations skipped: " + listed.join("; ") + (data.conversations_skipped > 5 ? " \u2026" : "");
+  }
+
   function follow(card) {
     var id = card.getAttribute("data-import-id");
     fetch("/api/v1/imports/" + id + "/", { credentials: "same-origin", headers: { Accept: "application/json" } })
@@ -28,6 +37,16 @@
         bar.firstElementChild.style.width = percent + "%";
         card.querySelector("[data-status-text]").textContent = data.status_display;
         card.querySelector("[data-counts]").textContent = counts(data);
+        if (data.conversations_skipped) {
+          var note = card.querySelector("[data-skipped]");
+          if (!note) {
+            note = document.createElement("p");
+            note.className = "muted small";
+            note.setAttribute("data-skipped", "");
+            card.appendChild(note);
+          }
+          note.textContent = skippedText(data);
+        }
         card.setAttribute("data-status", data.status);
         if (RUNNING.indexOf(data.status) !== -1) window.setTimeout(function () { follow(card); }, 1000);
       })

@@ -19,7 +19,7 @@ from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from django.middleware.csrf import _get_new_csrf_string
 from django.test import Client
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 
@@ -27,6 +27,7 @@ from apps.accounts.models import User
 from apps.accounts.services import api_token_create
 from apps.claims.services import claim_create
 from apps.contexts.services import context_add_claims, context_create
+from tests.indexing.conftest import fake_provider  # noqa: F401 - fixture
 
 HOSTILE_VALUES: list[object] = [
     "\x00",
@@ -182,3 +183,63 @@ def test_the_ui_api_never_answers_5xx_to_hostile_input(
     case: Any, session_headers: dict[str, str]
 ) -> None:
     send(case, session_headers)
+
+
+# History imports (issue 29): generated exports, ChatGPT's and Claude's, zipped or bare,
+# with one value made hostile or of another type. Never a 5xx, and an accepted import
+# always ends (done or failed), never left waiting or half-stored.
+
+EXPORT_VALUES: list[object] = [*HOSTILE_VALUES, "x" * 300, 5, True, None, {"a": 1}, [1, "b"]]
+
+
+def _export_document(vendor: str) -> Any:
+    from tests.chat.test_exports import chatgpt_export, claude_export
+
+    return chatgpt_export() if vendor == "chatgpt" else claude_export()
+
+
+@st.composite
+def hostile_exports(draw: st.DrawFn) -> tuple[str, bytes]:
+    import io
+    import json
+    import zipfile
+
+    document = _export_document(draw(st.sampled_from(["chatgpt", "claude"])))
+    path = draw(st.sampled_from([(), *_leaves(document)]))
+    document = _replaced(document, path, draw(st.sampled_from(EXPORT_VALUES)))
+    data = json.dumps(document).encode()
+    if draw(st.booleans()):
+        return "conversations.json", data
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("conversations.json", data)
+    return "export.zip", buffer.getvalue()
+
+
+@pytest.mark.usefixtures("fake_provider")
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(export=hostile_exports())
+def test_hostile_export_files_never_answer_5xx_and_every_import_ends(
+    export: tuple[str, bytes], token_headers: dict[str, str]
+) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.test import TestCase
+    from rest_framework.test import APIClient
+
+    from apps.chat.models import ChatImport
+
+    name, data = export
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=token_headers["Authorization"])
+    with TestCase.captureOnCommitCallbacks(execute=True):  # the import runs, as the worker would
+        response = client.post(
+            "/api/v1/imports/", {"file": SimpleUploadedFile(name, data)}, format="multipart"
+        )
+
+    assert response.status_code < 500, response.content
+    if response.status_code == 202:
+        row = ChatImport.objects.get(pk=response.json()["id"])
+        assert row.status in (ChatImport.Status.DONE, ChatImport.Status.FAILED), row.status
+    else:
+        assert response.status_code == 400
+        assert "file" in response.json()

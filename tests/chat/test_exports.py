@@ -16,7 +16,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from apps.accounts.models import User
-from apps.chat.exports.parse import ExportError, read_export
+from apps.chat.exports.parse import ExportError, ParsedConversation, iter_export
 from apps.chat.models import ChatImport, Conversation, Message
 from apps.claims.models import Claim, ClaimStatus
 from apps.core.models import Work
@@ -155,6 +155,12 @@ def claude_export() -> list[dict[str, Any]]:
     ]
 
 
+def read_all(data: bytes) -> list[ParsedConversation]:
+    items = list(iter_export(io.BytesIO(data)))
+    assert all(isinstance(item, ParsedConversation) for item in items)
+    return items  # type: ignore[return-value]
+
+
 def zipped(document: Any, name: str = "conversations.json") -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -164,24 +170,24 @@ def zipped(document: Any, name: str = "conversations.json") -> bytes:
 
 
 def test_chatgpt_keeps_the_branch_the_user_saw_and_notes_what_is_not_text() -> None:
-    parsed = read_export(zipped(chatgpt_export()))
+    parsed = read_all(zipped(chatgpt_export()))
 
-    assert parsed.source == "chatgpt"
-    sailing = parsed.conversations[0]
+    assert {item.source for item in parsed} == {"chatgpt"}
+    sailing = parsed[0].conversation
     assert sailing.title == "Sailing plans"
     assert [m.external_id for m in sailing.messages] == ["m-u1", "m-a1", "m-u2", "m-a2"]
     assert sailing.messages[0].text == (
         "Where should I sail in June?\n\n[image]\n\n[attached file: charts.pdf]"
     )
     assert sailing.messages[0].created_at.isoformat() == "2024-05-01T08:01:00+00:00"
-    assert parsed.conversations[1].messages == ()
+    assert parsed[1].conversation.messages == ()
 
 
 def test_claude_messages_with_their_times_attachments_and_tool_use() -> None:
-    parsed = read_export(json.dumps(claude_export()).encode())
+    (parsed,) = read_all(json.dumps(claude_export()).encode())
 
     assert parsed.source == "claude"
-    (conversation,) = parsed.conversations
+    conversation = parsed.conversation
     assert [m.role for m in conversation.messages] == ["user", "assistant"]
     assert conversation.messages[0].text.endswith("[attached file: invoice.txt]")
     assert conversation.messages[1].text == "[tool use: web_search]\n\nAbout 60 euros a night."
@@ -192,14 +198,13 @@ def test_claude_messages_with_their_times_attachments_and_tool_use() -> None:
     [
         (b"not json at all", "not valid JSON"),
         (json.dumps({"format": "cairn-knowledge"}).encode(), "expected a list of conversations"),
-        (json.dumps([{"id": 1, "messages": []}]).encode(), "neither ChatGPT's"),
         (zipped([], name="other.json"), "no conversations.json"),
         (b"PK\x03\x04 broken zip", "damaged"),
     ],
 )
 def test_a_foreign_or_damaged_file_says_why(data: bytes, words: str) -> None:
     with pytest.raises(ExportError, match=words):
-        read_export(data)
+        list(iter_export(io.BytesIO(data)))
 
 
 def _upload(client: APIClient, data: bytes, name: str, **fields: Any) -> Any:
@@ -423,10 +428,10 @@ def test_a_failed_import_says_why_and_can_be_retried_then_deleted_with_its_conve
     from apps.chat.exports import tasks
 
     # Given an import whose reading fails in the worker (a file damaged after upload)
-    def damaged(data: bytes) -> Any:
+    def damaged(handle: Any) -> Any:
         raise ExportError("The export is damaged: conversations.json ends early.")
 
-    monkeypatch.setattr(tasks, "read_export", damaged)
+    monkeypatch.setattr(tasks, "count_conversations", damaged)
     with django_capture_on_commit_callbacks(execute=True):
         accepted = _upload(token_client, zipped(claude_export()), "export.zip")
     url = f"/api/v1/imports/{accepted.json()['id']}/"
@@ -437,7 +442,7 @@ def test_a_failed_import_says_why_and_can_be_retried_then_deleted_with_its_conve
     assert failed["error"] == "The export is damaged: conversations.json ends early."
 
     # When the user retries it, the file now readable
-    monkeypatch.setattr(tasks, "read_export", read_export)
+    monkeypatch.undo()
     with django_capture_on_commit_callbacks(execute=True):
         retried = token_client.post(f"{url}retry/")
     assert retried.status_code == 202
@@ -482,10 +487,10 @@ def test_the_import_page_retries_and_deletes(
 ) -> None:
     from apps.chat.exports import tasks
 
-    def damaged(data: bytes) -> Any:
+    def damaged(handle: Any) -> Any:
         raise ExportError("The export is damaged.")
 
-    monkeypatch.setattr(tasks, "read_export", damaged)
+    monkeypatch.setattr(tasks, "count_conversations", damaged)
     client = Client()
     client.force_login(user)
     with django_capture_on_commit_callbacks(execute=True):
@@ -501,7 +506,7 @@ def test_the_import_page_retries_and_deletes(
     assert "The export is damaged." in page
     assert f"/imports/{chat_import.pk}/retry/" in page
 
-    monkeypatch.setattr(tasks, "read_export", read_export)
+    monkeypatch.undo()
     with django_capture_on_commit_callbacks(execute=True):
         client.post(f"/imports/{chat_import.pk}/retry/")
     assert "Searchable" in client.get("/imports/").content.decode()

@@ -32,6 +32,11 @@ class ChatImportSerializer(serializers.ModelSerializer):
     status_display = serializers.CharField(source="get_status_display", read_only=True)
     searchable = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField(help_text="0 to 1: stored, then indexed.")
+    skipped = serializers.ListField(
+        child=serializers.DictField(),
+        read_only=True,
+        help_text="Conversations not stored, the first 100: {index (from 0), title, reason}.",
+    )
 
     class Meta:
         model = ChatImport
@@ -50,6 +55,8 @@ class ChatImportSerializer(serializers.ModelSerializer):
             "conversations_created",
             "messages_stored",
             "messages_indexed",
+            "conversations_skipped",
+            "skipped",
             "error",
             "created_at",
             "finished_at",

@@ -1,5 +1,5 @@
 """Reading ChatGPT and Claude exports into ``ExportConversation``s, in the vendors'
-documented shapes.
+documented shapes, one conversation at a time (``iter_export``).
 
 ChatGPT: ``conversations.json`` is a list of conversations, each a tree of ``mapping``
 nodes (``parent``, ``children``, ``message`` with ``author.role``, ``content.parts`` and
@@ -9,26 +9,30 @@ that ends at ``current_node``. Claude: a list of conversations with ``chat_messa
 ``attachments`` and ``files``).
 
 Nothing is dropped silently: images, files, tool calls and other non-text parts become a
-bracketed note in the message ("[image]", "[attached file: plan.pdf]").
+bracketed note in the message ("[image]", "[attached file: plan.pdf]"), and a conversation
+that cannot be stored as it is (a field of the wrong type, text PostgreSQL refuses, past a
+bound of size) is skipped with the reason in words, never an exception.
 """
 
 from __future__ import annotations
 
-import io
-import json
-import zipfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
+
+from django.core.files import File
+
+from apps.core.validation import text_problem
+
+from .archive import open_member
+from .stream import ExportError, ItemStream, RawItem
+
+__all__ = ["ExportError", "count_conversations", "iter_export"]
 
 ExportSource = Literal["chatgpt", "claude"]
-MEMBER = "conversations.json"
-MAX_MEMBER_BYTES = 1024 * 1024 * 1024  # a zip that claims more is refused before reading
-
-
-class ExportError(ValueError):
-    """The file is not an export Cairn can read; the message says why, in plain words."""
+SkipKind = Literal["shape", "text", "size"]
+MAX_ID_CHARS = 200  # Conversation.external_id and Message.external_id
 
 
 @dataclass(frozen=True)
@@ -48,125 +52,200 @@ class ExportConversation:
 
 
 @dataclass(frozen=True)
-class ParsedExport:
+class ParsedConversation:
+    index: int  # in the export, from 0
     source: ExportSource
-    conversations: tuple[ExportConversation, ...]
-
-    @property
-    def message_count(self) -> int:
-        return sum(len(conversation.messages) for conversation in self.conversations)
+    conversation: ExportConversation
 
 
-def read_export(data: bytes) -> ParsedExport:
-    """An export from the bytes of the zip or of ``conversations.json``."""
-    if data[:4] == b"PK\x03\x04":
-        data = _member(data)
-    try:
-        document = json.loads(data)
-    except (ValueError, RecursionError) as error:
-        raise ExportError(
-            "This is not a ChatGPT or Claude export: conversations.json is not valid JSON."
-        ) from error
-    return parse_document(document)
+@dataclass(frozen=True)
+class SkippedConversation:
+    index: int
+    title: str
+    reason: str
+    kind: SkipKind  # "shape": not what ChatGPT or Claude write (a foreign file, at first)
+
+    def describe(self) -> str:
+        """'conversation 3 (“Trip plans”): a message's author is not an object'"""
+        named = f" (“{self.title}”)" if self.title else ""
+        return f"conversation {self.index + 1}{named}: {self.reason}"
+
+    def as_record(self) -> dict[str, object]:
+        return {"index": self.index, "title": self.title, "reason": self.reason}
 
 
-def _member(data: bytes) -> bytes:
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as error:
-        raise ExportError("This zip file is damaged and cannot be opened.") from error
-    with archive:
-        members = [info for info in archive.infolist() if info.filename.split("/")[-1] == MEMBER]
-        if not members:
-            raise ExportError(
-                "This zip has no conversations.json: upload the zip that ChatGPT or Claude "
-                "e-mailed you (Settings → Data controls → Export data)."
-            )
-        member = min(members, key=lambda info: info.filename.count("/"))
-        if member.file_size > MAX_MEMBER_BYTES:
-            raise ExportError("conversations.json in this zip is larger than 1 GB.")
-        return archive.read(member)
+ExportItem = ParsedConversation | SkippedConversation
 
 
-def parse_document(document: Any) -> ParsedExport:
-    if isinstance(document, dict) and isinstance(document.get("conversations"), list):
-        document = document["conversations"]
-    if not isinstance(document, list):
-        raise ExportError(
-            "This is not a ChatGPT or Claude export: expected a list of conversations."
+def iter_export(handle: BinaryIO | File, *, start: int = 0) -> Iterator[ExportItem]:
+    """The conversations of an export (its zip or ``conversations.json``), from the one
+    numbered ``start``; raises ExportError only for a file that cannot be read on."""
+    with open_member(handle) as stream:
+        for raw in ItemStream(stream, start=start):
+            yield conversation_read(raw)
+
+
+def count_conversations(handle: BinaryIO | File) -> int:
+    """How many conversations the export holds, read past without being built."""
+    with open_member(handle) as stream:
+        return sum(1 for _ in ItemStream(stream, build=False))
+
+
+class _Invalid(Exception):
+    pass
+
+
+def conversation_read(raw: RawItem) -> ExportItem:
+    title = _safe_title(raw.title)
+    if raw.problem:
+        return SkippedConversation(
+            raw.index, title, raw.problem, "shape" if raw.foreign else "size"
         )
-    items = [item for item in document if isinstance(item, dict)]
-    if not items:
-        if document:
-            raise ExportError("This is not a ChatGPT or Claude export.")
-        return ParsedExport(source="chatgpt", conversations=())
-    if all("mapping" in item for item in items):
-        return ParsedExport("chatgpt", tuple(_chatgpt(item, i) for i, item in enumerate(items)))
-    if all("chat_messages" in item for item in items):
-        return ParsedExport("claude", tuple(_claude(item, i) for i, item in enumerate(items)))
-    raise ExportError(
-        "This is not a ChatGPT or Claude export: its conversations have neither ChatGPT's "
-        "'mapping' nor Claude's 'chat_messages'."
-    )
+    item = raw.value
+    if not isinstance(item, dict):
+        return SkippedConversation(raw.index, "", "it is not an object", "shape")
+    title = _safe_title(item.get("title") if "mapping" in item else item.get("name"))
+    try:
+        if "mapping" in item:
+            source: ExportSource = "chatgpt"
+            conversation = _chatgpt(item, raw.index)
+        elif "chat_messages" in item:
+            source = "claude"
+            conversation = _claude(item, raw.index)
+        else:
+            raise _Invalid("it has neither ChatGPT's 'mapping' nor Claude's 'chat_messages'")
+    except _Invalid as invalid:
+        return SkippedConversation(raw.index, title, str(invalid), "shape")
+    problem = _text_problem(conversation)
+    if problem:
+        return SkippedConversation(raw.index, title, problem, "text")
+    return ParsedConversation(raw.index, source, conversation)
+
+
+def _text_problem(conversation: ExportConversation) -> str | None:
+    """What the site's input guard refuses in the text that would be stored."""
+    fields = [("its title", conversation.title), ("its id", conversation.external_id)]
+    for number, message in enumerate(conversation.messages, start=1):
+        fields += [
+            (f"message {number}'s id", message.external_id),
+            (f"message {number}", message.text),
+        ]
+    for name, value in fields:
+        problem = text_problem(value)
+        if problem:
+            return f"{name}: {problem}"
+    return None
+
+
+def _safe_title(value: object) -> str:
+    if not isinstance(value, str):
+        return ""
+    title = _title(value)
+    return "" if text_problem(title) else title
+
+
+# Types, checked where they are read
+
+
+def _object(value: object, what: str, *, required: bool = False) -> Mapping[str, Any]:
+    if value is None and not required:
+        return {}
+    if not isinstance(value, dict):
+        raise _Invalid(f"{what} is not an object")
+    return value
+
+
+def _list(value: object, what: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _Invalid(f"{what} is not a list")
+    return value
+
+
+def _text(value: object, what: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise _Invalid(f"{what} is not text")
+
+
+def _id(value: object, what: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise _Invalid(f"{what} is not text")
+    text = str(value)
+    if len(text) > MAX_ID_CHARS:
+        raise _Invalid(f"{what} is longer than {MAX_ID_CHARS} characters")
+    return text
 
 
 # ChatGPT
 
 
 def _chatgpt(item: Mapping[str, Any], position: int) -> ExportConversation:
-    raw_mapping = item.get("mapping")
-    mapping: Mapping[str, Any] = raw_mapping if isinstance(raw_mapping, dict) else {}
+    mapping = _object(item.get("mapping"), "its mapping")
+    for node in mapping.values():
+        node = _object(node, "a node of its mapping", required=True)
+        if not all(
+            isinstance(child, str) for child in _list(node.get("children"), "a node's children")
+        ):
+            raise _Invalid("a node's children are not all ids")
+        if node.get("parent") is not None and not isinstance(node.get("parent"), str):
+            raise _Invalid("a node's parent is not an id")
+        if node.get("message") is not None:
+            _object(node["message"], "a message")
     messages: list[ExportMessage] = []
-    for node in _chatgpt_branch(mapping, item.get("current_node")):
+    for node in _chatgpt_branch(mapping, _text(item.get("current_node"), "its current_node")):
         message = node.get("message")
-        if not isinstance(message, dict):
+        if message is None:
             continue
-        role = (message.get("author") or {}).get("role")
-        metadata = message.get("metadata") or {}
+        role = _object(message.get("author"), "a message's author").get("role")
+        metadata = _object(message.get("metadata"), "a message's metadata")
+        content = _object(message.get("content"), "a message's content")
         if role not in ("user", "assistant") or metadata.get(
             "is_visually_hidden_from_conversation"
         ):
             continue
-        text = _chatgpt_text(message.get("content") or {}, metadata)
+        text = _chatgpt_text(content, metadata)
         if not text:
             continue
         messages.append(
             ExportMessage(
-                external_id=str(message.get("id") or node.get("id") or len(messages)),
+                external_id=_id(message.get("id"), "a message's id")
+                or _id(node.get("id"), "a node's id")
+                or str(len(messages)),
                 role=role,
                 text=text,
                 created_at=_from_epoch(message.get("create_time")),
             )
         )
     return ExportConversation(
-        external_id=str(item.get("conversation_id") or item.get("id") or f"chatgpt-{position}"),
-        title=_title(item.get("title")),
+        external_id=_id(item.get("conversation_id"), "its conversation_id")
+        or _id(item.get("id"), "its id")
+        or f"chatgpt-{position}",
+        title=_title(_text(item.get("title"), "its title")),
         created_at=_from_epoch(item.get("create_time")),
         messages=tuple(messages),
     )
 
 
-def _chatgpt_branch(mapping: Mapping[str, Any], current: object) -> list[Mapping[str, Any]]:
+def _chatgpt_branch(mapping: Mapping[str, Any], current: str | None) -> list[Mapping[str, Any]]:
     """The nodes from the root to ``current_node`` (or, without one, to the last leaf of
     the first branch), in order; a cycle or a missing parent ends the walk."""
-    if not isinstance(current, str) or current not in mapping:
-        current = _last_leaf(mapping)
+    walk: object = current if current in mapping else _last_leaf(mapping)
     branch: list[Mapping[str, Any]] = []
     seen: set[str] = set()
-    while isinstance(current, str) and current in mapping and current not in seen:
-        seen.add(current)
-        node = mapping[current]
-        if not isinstance(node, dict):
-            break
+    while isinstance(walk, str) and walk in mapping and walk not in seen:
+        seen.add(walk)
+        node = mapping[walk]
         branch.append(node)
-        current = node.get("parent")
+        walk = node.get("parent")
     return branch[::-1]
 
 
 def _last_leaf(mapping: Mapping[str, Any]) -> str | None:
-    roots = [
-        key for key, node in mapping.items() if isinstance(node, dict) and not node.get("parent")
-    ]
+    roots = [key for key, node in mapping.items() if not node.get("parent")]
     current = roots[0] if roots else None
     seen: set[str] = set()
     while current is not None and current not in seen:
@@ -174,14 +253,14 @@ def _last_leaf(mapping: Mapping[str, Any]) -> str | None:
         children = (mapping.get(current) or {}).get("children") or []
         if not children:
             return current
-        current = children[-1] if isinstance(children[-1], str) else None
+        current = children[-1]
     return current
 
 
 def _chatgpt_text(content: Mapping[str, Any], metadata: Mapping[str, Any]) -> str:
     pieces: list[str] = []
-    parts = content.get("parts")
-    if isinstance(parts, list):
+    parts = _list(content.get("parts"), "a message's parts")
+    if parts:
         for part in parts:
             if isinstance(part, str):
                 if part.strip():
@@ -190,22 +269,23 @@ def _chatgpt_text(content: Mapping[str, Any], metadata: Mapping[str, Any]) -> st
                 pieces.append(_note_for_part(part))
     elif isinstance(content.get("text"), str):  # code, execution output, reasoning recaps
         pieces.append(content["text"])
-    elif content.get("content_type"):
+    elif isinstance(content.get("content_type"), str) and content["content_type"]:
         pieces.append(f"[{content['content_type']}]")
-    for attachment in metadata.get("attachments") or ():
-        if isinstance(attachment, dict):
-            pieces.append(f"[attached file: {attachment.get('name') or 'unnamed'}]")
+    for attachment in _list(metadata.get("attachments"), "a message's attachments"):
+        name = _object(attachment, "an attachment", required=True).get("name")
+        pieces.append(f"[attached file: {name if isinstance(name, str) and name else 'unnamed'}]")
     return "\n\n".join(piece.strip() for piece in pieces if piece.strip())
 
 
 def _note_for_part(part: Mapping[str, Any]) -> str:
-    kind = str(part.get("content_type") or "attachment")
+    kind = part.get("content_type")
+    kind = kind if isinstance(kind, str) and kind else "attachment"
     if "image" in kind:
         return "[image]"
     if "audio" in kind:
         return "[audio]"
     if isinstance(part.get("text"), str):
-        return part["text"]
+        return str(part["text"])
     return f"[{kind}]"
 
 
@@ -214,29 +294,26 @@ def _note_for_part(part: Mapping[str, Any]) -> str:
 
 def _claude(item: Mapping[str, Any], position: int) -> ExportConversation:
     messages: list[ExportMessage] = []
-    for index, message in enumerate(item.get("chat_messages") or ()):
-        if not isinstance(message, dict):
-            continue
+    for index, message in enumerate(_list(item.get("chat_messages"), "its chat_messages")):
+        message = _object(message, "a message", required=True)
         sender = message.get("sender")
         role: Literal["user", "assistant"] | None = (
             "user" if sender == "human" else "assistant" if sender == "assistant" else None
         )
-        if role is None:
-            continue
         text = _claude_text(message)
-        if not text:
+        if role is None or not text:
             continue
         messages.append(
             ExportMessage(
-                external_id=str(message.get("uuid") or f"{position}-{index}"),
+                external_id=_id(message.get("uuid"), "a message's uuid") or f"{position}-{index}",
                 role=role,
                 text=text,
                 created_at=_from_iso(message.get("created_at")),
             )
         )
     return ExportConversation(
-        external_id=str(item.get("uuid") or f"claude-{position}"),
-        title=_title(item.get("name")),
+        external_id=_id(item.get("uuid"), "its uuid") or f"claude-{position}",
+        title=_title(_text(item.get("name"), "its name")),
         created_at=_from_iso(item.get("created_at")),
         messages=tuple(messages),
     )
@@ -244,37 +321,36 @@ def _claude(item: Mapping[str, Any], position: int) -> ExportConversation:
 
 def _claude_text(message: Mapping[str, Any]) -> str:
     pieces: list[str] = []
-    blocks = message.get("content")
-    if isinstance(blocks, list) and blocks:
+    blocks = _list(message.get("content"), "a message's content")
+    if blocks:
         for block in blocks:
-            if not isinstance(block, dict):
-                continue
+            block = _object(block, "a block of a message's content", required=True)
             kind = block.get("type")
             if kind == "text" and isinstance(block.get("text"), str):
                 pieces.append(block["text"])
             elif kind == "tool_use":
-                pieces.append(f"[tool use: {block.get('name') or 'a tool'}]")
+                name = block.get("name")
+                pieces.append(f"[tool use: {name if isinstance(name, str) and name else 'a tool'}]")
             elif kind == "tool_result":
                 pieces.append("[tool result]")
-            elif kind:
+            elif isinstance(kind, str) and kind:
                 pieces.append(f"[{kind}]")
-    elif isinstance(message.get("text"), str):
-        pieces.append(message["text"])
-    for key in ("attachments", "files"):
-        for attachment in _dicts(message.get(key)):
-            pieces.append(f"[attached file: {attachment.get('file_name') or 'unnamed'}]")
+    else:
+        pieces.append(_text(message.get("text"), "a message's text") or "")
+    for key, what in (("attachments", "attachments"), ("files", "files")):
+        for attachment in _list(message.get(key), f"a message's {what}"):
+            name = _object(attachment, "an attachment", required=True).get("file_name")
+            pieces.append(
+                f"[attached file: {name if isinstance(name, str) and name else 'unnamed'}]"
+            )
     return "\n\n".join(piece.strip() for piece in pieces if piece.strip())
-
-
-def _dicts(value: object) -> Iterable[Mapping[str, Any]]:
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
 # Shared
 
 
-def _title(value: object) -> str:
-    return " ".join(str(value).split())[:200] if value else ""
+def _title(value: str | None) -> str:
+    return " ".join(value.split())[:200] if value else ""
 
 
 def _from_epoch(value: object) -> datetime | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-import zipfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,15 +30,14 @@ from apps.core.storage import storage_writing, stored_files_delete
 from apps.core.work import work_add, work_group_state
 from apps.projects.models import Project
 
-from .parse import ExportConversation, ExportError, read_export
+from .check import upload_check
+from .parse import ExportConversation, SkippedConversation
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
 
 logger = logging.getLogger(__name__)
-# Exports up to this size are read at once when uploaded, so a foreign or damaged file is
-# refused with its reason before anything is stored; larger ones are checked in the task.
-CHECK_AT_ONCE_BYTES = 8 * 1024 * 1024
+SKIPPED_KEPT = 100  # skipped conversations listed on the import; all are counted
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,7 @@ def chat_import_create(
     limit = settings.CAIRN_IMPORT_MAX_BYTES
     if upload.size is not None and upload.size > limit:
         raise ValidationError({"file": f"Exports up to {limit // (1024 * 1024)} MB are accepted."})
-    _check(upload)
+    upload_check(upload)
     chat_import = ChatImport(
         user=user,
         project=project,
@@ -104,31 +102,6 @@ def chat_import_create(
         stored_files_delete([chat_import.file.name])
         raise
     return chat_import
-
-
-def _check(upload: UploadedFile) -> None:
-    upload.seek(0)
-    head = upload.read(4)
-    upload.seek(0)
-    try:
-        if head == b"PK\x03\x04":
-            with zipfile.ZipFile(upload) as archive:
-                if not any(
-                    name.split("/")[-1] == "conversations.json" for name in archive.namelist()
-                ):
-                    raise ExportError(
-                        "This zip has no conversations.json: upload the zip that ChatGPT or "
-                        "Claude sent you (Settings → Data controls → Export data)."
-                    )
-        elif upload.size is not None and upload.size <= CHECK_AT_ONCE_BYTES:
-            read_export(upload.read())
-        elif head.lstrip()[:1] not in (b"[", b"{"):
-            raise ExportError("This is not a ChatGPT or Claude export (conversations.json).")
-    except (ExportError, zipfile.BadZipFile) as error:
-        message = str(error) if isinstance(error, ExportError) else "This zip file is damaged."
-        raise ValidationError({"file": message}) from error
-    finally:
-        upload.seek(0)
 
 
 @transaction.atomic
@@ -312,3 +285,19 @@ def chat_import_delete(*, chat_import: ChatImport, with_conversations: bool = Fa
     if name:
         transaction.on_commit(lambda: stored_files_delete([name]))
     return deleted
+
+
+def chat_import_skip(*, chat_import_id: str, skipped: list[SkippedConversation]) -> None:
+    """Count conversations that could not be stored, and list them while the list is
+    short (one a task taken again skips again is listed once); the conversations
+    done are counted by the task, skipped or not."""
+    if not skipped:
+        return
+    with transaction.atomic():
+        chat_import = ChatImport.objects.select_for_update().get(pk=chat_import_id)
+        listed = {record.get("index") for record in chat_import.skipped}
+        fresh = [item for item in skipped if item.index not in listed]
+        room = max(SKIPPED_KEPT - len(chat_import.skipped), 0)
+        chat_import.skipped += [item.as_record() for item in fresh[:room]]
+        chat_import.conversations_skipped += len(fresh)
+        chat_import.save(update_fields=["skipped", "conversations_skipped"])

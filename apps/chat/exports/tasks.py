@@ -13,7 +13,7 @@ matched by their id at the vendor) and goes on.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 from django.db import transaction
 from django.db.models import F, Value
@@ -24,12 +24,19 @@ from apps.core.storage import stored_file_open
 from apps.core.work import WorkFailed, durable, work_add
 from apps.indexing.services import messages_index
 
-from .parse import ExportError, read_export
+from .parse import (
+    ExportError,
+    ParsedConversation,
+    SkippedConversation,
+    count_conversations,
+    iter_export,
+)
 from .store import (
     RUN_TASK,
     chat_import_group,
     chat_import_index_enqueue,
     chat_import_settle,
+    chat_import_skip,
     conversation_store,
 )
 
@@ -40,6 +47,7 @@ CONVERSATIONS_PER_TASK = 400
 # one conversation a task (40 messages in the bench) embedded 15 % slower than the same
 # messages together; a few hundred is as fast as thousands (bench/bench_import.py).
 INDEX_MESSAGES_PER_TASK = 256
+SKIPPED_PER_WRITE = 500  # skipped conversations recorded on the import in one write
 
 
 def _settle(args: list[Any]) -> None:
@@ -48,53 +56,84 @@ def _settle(args: list[Any]) -> None:
 
 @durable(max_attempts=3, on_finish=_settle)
 def chat_import_run(chat_import_id: str, start: int = 0) -> str:
-    """Store conversations ``start`` … of the export, a batch, and owe the next batch."""
+    """Store conversations ``start`` … of the export, read one at a time, until this task
+    has stored ``CONVERSATIONS_PER_TASK`` (skipped ones cost no writes, so three million
+    ``{}`` are one task), and owe the next task from where it stopped."""
     chat_import = ChatImport.objects.filter(pk=chat_import_id).first()
     if chat_import is None:
         return "import gone"
     try:
-        with stored_file_open(chat_import.file.name) as handle:
-            parsed = read_export(handle.read())
+        with stored_file_open(chat_import.file.name) as opened:
+            handle = cast(BinaryIO, opened)
+            if start == 0:
+                total = count_conversations(handle)
+                ChatImport.objects.filter(pk=chat_import.pk).update(
+                    status=ChatImport.Status.STORING, conversations_total=total
+                )
+            following = _store(chat_import, handle, start)
     except (ExportError, OSError) as error:
         raise WorkFailed(str(error)) from error
-    if start == 0:
-        ChatImport.objects.filter(pk=chat_import.pk).update(
-            status=ChatImport.Status.STORING,
-            source=parsed.source,
-            conversations_total=len(parsed.conversations),
-        )
-    end = start + CONVERSATIONS_PER_TASK
-    batch = list(parsed.conversations[start:end])
-    position = start
-    while batch:
+    if following is None:
+        return f"conversations from {start} on stored"
+    work_add(
+        task=RUN_TASK,
+        args=[chat_import_id, following],
+        key=f"{chat_import_id}:{following}",
+        group=chat_import_group(chat_import_id),
+        user_id=chat_import.user_id,
+    )
+    return f"conversations {start}–{following} stored; the rest owed"
+
+
+def _store(chat_import: ChatImport, handle: BinaryIO, start: int) -> int | None:
+    """Where the next task starts, or None at the end of the export. Conversations are
+    written in groups, each in one transaction with the work that indexes its new
+    messages, what was skipped and the count of conversations done: a worker killed
+    anywhere leaves either all of a group or none of it."""
+    items = iter_export(handle, start=start)
+    stored_here = 0
+    while True:
+        new_ids: list[str] = []
+        skipped: list[SkippedConversation] = []
+        created = 0
+        reached = None
+        following = None
         with transaction.atomic():
-            new_ids: list[str] = []
-            created = 0
-            # Conversations until enough new messages for one indexing task, stored with
-            # that task and the count of conversations done: all or nothing.
-            while batch and len(new_ids) < INDEX_MESSAGES_PER_TASK:
-                stored = conversation_store(
-                    chat_import=chat_import, source=parsed.source, exported=batch.pop(0)
-                )
-                new_ids += stored.new_message_ids
-                created += int(stored.created)
-                position += 1
+            for item in items:
+                if stored_here >= CONVERSATIONS_PER_TASK:
+                    following = item.index
+                    break
+                reached = item.index + 1
+                if isinstance(item, SkippedConversation):
+                    skipped.append(item)
+                else:
+                    created += _store_one(chat_import, item, new_ids)
+                    stored_here += 1
+                if len(new_ids) >= INDEX_MESSAGES_PER_TASK or len(skipped) >= SKIPPED_PER_WRITE:
+                    break
+            else:
+                following = -1  # the export ends here
+            chat_import_skip(chat_import_id=str(chat_import.pk), skipped=skipped)
             if new_ids:
-                chat_import_index_enqueue(chat_import_id=chat_import_id, message_ids=new_ids)
-            ChatImport.objects.filter(pk=chat_import.pk).update(
-                conversations_done=Greatest("conversations_done", Value(position)),
-                conversations_created=F("conversations_created") + created,
-            )
-    if end < len(parsed.conversations):
-        work_add(
-            task=RUN_TASK,
-            args=[chat_import_id, end],
-            key=f"{chat_import_id}:{end}",
-            group=chat_import_group(chat_import_id),
-            user_id=chat_import.user_id,
-        )
-        return f"conversations {start}–{end} stored; the rest queued"
-    return f"conversations {start}–{position} stored"
+                chat_import_index_enqueue(chat_import_id=str(chat_import.pk), message_ids=new_ids)
+            if reached is not None:
+                ChatImport.objects.filter(pk=chat_import.pk).update(
+                    conversations_done=Greatest("conversations_done", Value(reached)),
+                    conversations_created=F("conversations_created") + created,
+                )
+        if following is not None:
+            return None if following == -1 else following
+
+
+def _store_one(chat_import: ChatImport, item: ParsedConversation, new_ids: list[str]) -> int:
+    if not chat_import.source:
+        chat_import.source = item.source
+        ChatImport.objects.filter(pk=chat_import.pk).update(source=item.source)
+    stored = conversation_store(
+        chat_import=chat_import, source=item.source, exported=item.conversation
+    )
+    new_ids += stored.new_message_ids
+    return int(stored.created)
 
 
 @durable(max_attempts=5, on_finish=_settle)
