@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from django.contrib.postgres.search import SearchQuery
@@ -86,8 +88,13 @@ def test_document_paths_are_unique_per_source(document: Document) -> None:
         Document.objects.create(source=document.source, path=document.path)
 
 
-def test_uploads_are_stored_per_user_and_document(user: User, document: Document) -> None:
-    assert upload_to(document, "../x/notes.txt") == f"uploads/{user.pk}/{document.pk}/notes.txt"
+def test_uploads_are_stored_per_user_under_a_key_of_their_own(
+    user: User, document: Document
+) -> None:
+    first, second = (upload_to(document, "../x/notes.txt") for _ in range(2))
+
+    assert re.fullmatch(rf"uploads/{user.pk}/[0-9a-f]{{32}}/notes\.txt", first), first
+    assert first != second  # the same name uploaded again never shares a key
 
 
 def test_deleting_a_message_or_project_removes_chunks(
