@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.utils import timezone
 
 from apps.claims.models import Claim
@@ -33,9 +34,11 @@ from apps.core.concurrency import run_beside
 
 from .bm25 import Collection
 from .embeddings import Vector, get_embedding_provider
+from .evidence import relevant, turn_title
 from .fusion import FUSION, Fusion, Rankings
 from .models import Chunk, Document
 from .periods import Period, period_named
+from .quoting import quotable
 from .search_queries import (
     CHUNK_KINDS,
     Candidate,
@@ -89,6 +92,8 @@ class SearchHit:
     excerpt: str = ""
     text: str = ""
     created_at: datetime | None = None
+    # A chat turn said in the period the query names ("in May 2024").
+    in_period: bool = False
 
 
 def hybrid_search(
@@ -100,9 +105,11 @@ def hybrid_search(
     k: int = 10,
     exclude_message_ids: Sequence[uuid.UUID | str] = (),
     vector: Vector | None = None,
+    evidence_only: bool = False,
 ) -> list[SearchHit]:
     """The ``k`` best hits for ``query``, best first (``vector``: the query's embedding,
-    when the caller has it already)."""
+    when the caller has it already; ``evidence_only``: chat turns only where they are
+    evidence, see ``evidence_search``)."""
     if not query.strip():
         return []
     rankings = hybrid_rankings(
@@ -113,10 +120,47 @@ def hybrid_search(
         depth=_depth(k, FUSION),
         exclude_message_ids=exclude_message_ids,
         vector=vector,
+        evidence_only=evidence_only,
     )
     fused = rankings.fused(FUSION)[: _clamp(k)]
     similar = [*rankings.vector, *rankings.period]
-    return _hits(fused, [*similar, *_similarities(fused, rankings)], rankings.text())
+    hits = _hits(fused, [*similar, *_similarities(fused, rankings)], rankings.text())
+    said_then = {c.id for c in rankings.period}
+    return [
+        replace(hit, in_period=True) if hit.kind == "message" and hit.chunk_id in said_then else hit
+        for hit in hits
+    ]
+
+
+def evidence_search(
+    *,
+    user: User,
+    query: str,
+    project: Project | None = None,
+    kinds: Sequence[str] = KINDS,
+    k: int = 10,
+    exclude_message_ids: Sequence[uuid.UUID | str] = (),
+    vector: Vector | None = None,
+    everything: bool = False,
+    relevant_only: bool = False,
+) -> list[SearchHit]:
+    """Search as every door into an answer does (issue 28; the rule is ``evidence``'s):
+    only what someone said or wrote — never Cairn's own answers, a bare question, a failed
+    turn or a forgotten one — unless ``everything`` is asked for; ``relevant_only`` keeps
+    the hits relevant enough to cite (a clear word match, or a close meaning)."""
+    hits = hybrid_search(
+        user=user,
+        query=query,
+        project=project,
+        kinds=kinds,
+        k=k,
+        exclude_message_ids=exclude_message_ids,
+        vector=vector,
+        evidence_only=not everything,
+    )
+    if relevant_only:
+        hits = relevant(hits, question=query, threshold=settings.CAIRN_CITE_THRESHOLD)
+    return hits
 
 
 def _similarities(fused: Sequence[tuple[Candidate, float]], rankings: Rankings) -> list[Candidate]:
@@ -139,10 +183,11 @@ def hybrid_rankings(
     depth: int,
     exclude_message_ids: Sequence[uuid.UUID | str] = (),
     vector: Vector | None = None,
+    evidence_only: bool = False,
 ) -> Rankings:
     """The rankings ``hybrid_search`` fuses (the quality benchmark tunes their weights)."""
-    scopes = _scopes(user, project, kinds, exclude_message_ids)
-    turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids)
+    scopes = _scopes(user, project, kinds, exclude_message_ids, evidence_only)
+    turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids, evidence_only)
     # Full-text search needs neither the embedding nor the vector results: its two
     # rankings run beside, each on its own connection (on a large account each costs
     # about as much as embedding and vector search together: bench/bench_search.py).
@@ -154,7 +199,9 @@ def hybrid_rankings(
     # A period's turns cost as much as the vector search itself (a year of a long history:
     # 10,000 turns compared one by one), so they are searched beside it.
     period_result = (
-        run_beside(_said_in, period, user, project, exclude_message_ids, vector, depth)
+        run_beside(
+            _said_in, period, user, project, exclude_message_ids, vector, depth, evidence_only
+        )
         if period
         else list
     )
@@ -175,6 +222,7 @@ def _said_in(
     exclude_message_ids: Sequence[uuid.UUID | str],
     vector: Vector,
     depth: int,
+    evidence_only: bool = False,
 ) -> list[Candidate]:
     """The chat turns said within ``period``, nearest to the query first: "what did I buy in
     May 2024?" is about May 2024's turns, whose words need not share any with the question
@@ -183,7 +231,11 @@ def _said_in(
     when what they tell happened."""
     said_then = {"said_at__gte": period.start, "said_at__lt": period.end}
     messages = user_chunks(
-        user=user, project=project, kinds=["message"], exclude_message_ids=exclude_message_ids
+        user=user,
+        project=project,
+        kinds=["message"],
+        exclude_message_ids=exclude_message_ids,
+        evidence_only=evidence_only,
     ).filter(**said_then)
     [scope] = compile_scopes(messages, None)
     plan = period_plan(scope, Chunk.objects.filter(user=user, **said_then))
@@ -247,6 +299,7 @@ def _scopes(
     project: Project | None,
     kinds: Sequence[str],
     exclude_message_ids: Sequence[uuid.UUID | str],
+    evidence_only: bool = False,
 ) -> list[Scope]:
     unknown = set(kinds) - set(KINDS)
     if unknown:
@@ -254,7 +307,11 @@ def _scopes(
     chunk_kinds = [kind for kind in kinds if kind in CHUNK_KINDS]
     chunks = (
         user_chunks(
-            user=user, project=project, kinds=chunk_kinds, exclude_message_ids=exclude_message_ids
+            user=user,
+            project=project,
+            kinds=chunk_kinds,
+            exclude_message_ids=exclude_message_ids,
+            evidence_only=evidence_only,
         )
         if chunk_kinds
         else None
@@ -269,13 +326,18 @@ def _lexical(
     project: Project | None,
     kinds: Sequence[str],
     exclude_message_ids: Sequence[uuid.UUID | str],
+    evidence_only: bool = False,
 ) -> tuple[Lexical, Lexical | None]:
     """What BM25 ranks: every row by its own text, and chat turns by their windows."""
     turns = Lexical(scopes, _collection(user, project, kinds))
     if "message" not in kinds:
         return turns, None
     messages = user_chunks(
-        user=user, project=project, kinds=["message"], exclude_message_ids=exclude_message_ids
+        user=user,
+        project=project,
+        kinds=["message"],
+        exclude_message_ids=exclude_message_ids,
+        evidence_only=evidence_only,
     )
     windows = Lexical(
         [compile_window_scope(messages)],
@@ -312,6 +374,7 @@ _CHUNK_FIELDS = (
     *("document__id", "document__path", "document__indexed_at", "document__chunk_count"),
     *("message__id", "message__content", "message__role", "message__created_at"),
     *("message__conversation_id", "message__conversation__id", "message__conversation__title"),
+    "message__conversation__external_source",
 )
 
 
@@ -377,10 +440,14 @@ def _chunk_hit(chunk: Chunk, **common: float | None) -> SearchHit:
         )
     message = chunk.message
     assert message is not None  # a chunk is of exactly one document or message
-    passage = message.content[chunk.start : chunk.end]
+    # Quoted without another answer's citation markers or footer (issue 28).
+    passage = quotable(message.content[chunk.start : chunk.end])
     conversation = message.conversation
-    title = (
-        f"{conversation.title or 'Conversation'} ({message.role}, {message.created_at:%Y-%m-%d})"
+    title = turn_title(
+        role=message.role,
+        external_source=conversation.external_source,
+        created_at=message.created_at,
+        text=passage,
     )
     return SearchHit(
         kind="message",

@@ -212,7 +212,7 @@ def _sentence(item: SourceItem, terms: set[str]) -> str:
     if item.kind == "message" and ", " in title:
         speaker, _, rest = title.partition(", ")
         day = rest.split(":", 1)[0]
-        verb = "you said" if speaker == "You" else "I said"
+        verb = "you said" if speaker == "You" else f"{speaker} said"
         return f"On {day} {verb}: “{excerpt}”"
     return f"{title or 'A file'} says: “{excerpt}”"
 

@@ -70,14 +70,25 @@ async def search_memory(
         str | None, Field(description="A project's UUID to search only its files and chats.")
     ] = None,
     limit: Annotated[int, Field(ge=1, le=50, description="At most this many passages.")] = 8,
+    everything: Annotated[
+        bool,
+        Field(
+            description="Also Cairn's own answers and the user's bare questions (left out by "
+            "default: they are not evidence)."
+        ),
+    ] = False,
 ) -> str:
     """Search the user's memory (claims, indexed files and past chats) by meaning and words.
 
     Returns numbered passages, best first, each with its provenance: a claim's #number and
-    @friendly_id, a file's name, document id and character range, or a chat's title and
-    message id. Cite them by their [N]."""
+    @friendly_id, a file's name, document id and character range, or a chat turn titled by
+    who wrote it and when ("You, 3 May", "ChatGPT, 6 May 2024") and its message id. Cite
+    them by their [N]."""
     return await _run(
-        ctx, lambda m: m.search(query=query, kinds=kinds, project=project, limit=limit)
+        ctx,
+        lambda m: m.search(
+            query=query, kinds=kinds, project=project, limit=limit, everything=everything
+        ),
     )
 
 

@@ -25,6 +25,7 @@ from apps.claims.selectors import (
     lean_claims,
 )
 from apps.contexts.references import ReferenceResolution
+from apps.indexing import evidence
 from apps.indexing import search as index_search
 from apps.indexing.embeddings import Vector
 
@@ -37,7 +38,6 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MEMORY_TOKEN_BUDGET = 3000
 AUTO_LIMIT = 8
-# Cosine similarity an AUTO claim needs to be worth the model's attention (seeds/004).
 
 
 def estimate_tokens(text: str) -> int:
@@ -58,12 +58,11 @@ def auto_claims(
     except Exception:  # search down: the turn goes on with the memory it was given
         logger.exception("claim search failed")
         return []
+    # Relevant as any source is (issue 28): a clear word match, or a close meaning.
     relevant = [
         hit
-        for hit in hits
+        for hit in evidence.relevant(hits, question=query, threshold=settings.CAIRN_CITE_THRESHOLD)
         if hit.claim_id
-        and hit.vector_similarity is not None
-        and hit.vector_similarity >= settings.CAIRN_CITE_THRESHOLD
     ]
     claims = claims_usable_lean(user=user, ids=[hit.claim_id for hit in relevant])  # type: ignore[misc]
     scores = {hit.claim_id: hit.vector_similarity for hit in relevant}

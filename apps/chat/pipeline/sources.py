@@ -23,6 +23,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from uuid import UUID
 
+# One footer mark, shared with the quoting that strips it from quoted text (issue 28).
+from apps.indexing.quoting import FOOTER_MARK, without_footer  # noqa: F401 - re-exported
+
 DEFAULT_CITE_THRESHOLD = 0.3
 
 # `[3]`, `[1, 2]`, `[1,2,5]`; not `arr[1]` (a word character before it), not a markdown link
@@ -156,9 +159,6 @@ class SourceRegistry:
         return _footer(self.items() if include_uncited else self.cited_items(text))
 
 
-FOOTER_MARK = "\n\n---\n**Sources:**\n"
-
-
 @dataclass(frozen=True)
 class Renumbered:
     """An answer with its sources numbered by first use (see the module docstring)."""
@@ -205,11 +205,6 @@ def _footer(items: Sequence[SourceItem]) -> str:
     # Two trailing spaces make a Markdown line break: with a bare newline the page
     # showed every source on one line.
     return FOOTER_MARK + "  \n".join(_footer_line(item) for item in items)
-
-
-def without_footer(content: str) -> str:
-    """An answer as it was written, without the sources footer appended to it."""
-    return content.split(FOOTER_MARK, 1)[0]
 
 
 def _cited_numbers(text: str) -> list[int]:
