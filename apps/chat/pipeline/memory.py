@@ -103,10 +103,13 @@ def gather_memory(
     for resolution in resolutions:
         add(resolution.claims, resolution.label, 0)
     add(claims_usable_lean(user=user, ids=list(attached_claim_ids)), "ATTACHED", 1)
+    auto = auto_claims(user, query, query_vector)
+    scores = {claim.id: score for claim, score in auto}
     add(
         lean_claims(claims_pinned(user=user).order_by("-updated_at"), limit=50),
         "GLOBAL PINNED",
         2,
+        scores,
     )
     add(
         lean_claims(
@@ -117,9 +120,14 @@ def gather_memory(
         ),
         "CONV PINNED",
         3,
+        scores,
     )
-    auto = auto_claims(user, query, query_vector)
-    add([claim for claim, _ in auto], "AUTO", 4, {claim.id: score for claim, score in auto})
+    add([claim for claim, _ in auto], "AUTO", 4, scores)
+    # Pinned means background (issue 28): a pinned claim the question is not about is
+    # standing context for the model, not a source of this answer.
+    for item in items:
+        if item.priority in (2, 3) and item.claim.id not in scores:
+            item.background = True
     return fit_budget(items, token_budget)
 
 

@@ -234,6 +234,8 @@ def register_sources(
     registry = SourceRegistry()
     for item in memory:
         claim = item.claim
+        if item.background:
+            continue  # standing context, shown in the prompt without a number
         # A claim is titled by what it says: "#3 @carry_two_energy_7719" told a reader
         # nothing (issue 17).
         item.source_number = registry.register(

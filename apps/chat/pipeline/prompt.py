@@ -56,8 +56,10 @@ How to read the memory: each line is `- [LABEL] [type] #N statement (answers: â€
 source [k]`. #N is the memory's claim number; [k] is the number to cite. [REFERENCED â€¦] \
 lines are memories {user} pointed at in this message: rely on them first and do not \
 contradict them silently. [ATTACHED], [GLOBAL PINNED] and [CONV PINNED] were chosen by \
-{user}; [AUTO] lines were found by search and may be irrelevant. A summary block \
-inside the memory is a condensed digest of further memories.
+{user}; [AUTO] lines were found by search and may be irrelevant. A pinned line without \
+a source number is standing background: let it inform the answer when it bears on the \
+question, and never cite it. A summary block inside the memory is a condensed digest of \
+further memories.
 
 Citing: when a sentence uses a source, put its number in square brackets right after it, \
 e.g. [1] or [2][3]. Cite only numbers listed below; do not cite general knowledge or \

@@ -40,6 +40,9 @@ class MemoryItem:
     priority: int
     score: float | None = None
     source_number: int | None = None
+    # A pinned claim the question is not about: in the prompt as standing context, never
+    # a numbered source of the answer (issue 28).
+    background: bool = False
 
     @property
     def is_referenced(self) -> bool:
@@ -54,6 +57,7 @@ class MemoryItem:
             "claim_types": list(self.claim.claim_types),
             "label": self.label,
             "source": self.source_number,
+            "background": self.background,
         }
 
 
