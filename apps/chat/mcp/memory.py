@@ -20,7 +20,7 @@ from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.chat.pipeline.prompt import sanitize_memory_text
 from apps.claims.models import Claim, ClaimOrigin, ClaimStatus, ClaimType
 from apps.claims.selectors import claim_by_number, claim_list, claims_by_id
-from apps.claims.services import claim_complete, claim_retract, claim_update
+from apps.claims.services import claim_complete, claim_restore, claim_retract, claim_update
 from apps.contexts.references import resolve_message, resolve_reference
 from apps.facts.selectors import facts_current
 from apps.facts.services import fact_store
@@ -185,6 +185,11 @@ class UserMemory:
             claim_update(claim=claim, statement=statement)
         elif action == "retract":
             claim_retract(claim=claim)
+        elif action == "restore":
+            try:
+                claim_restore(claim=claim)
+            except ValidationError as error:
+                raise MemoryToolError(" ".join(error.messages)) from error
         else:
             claim_complete(claim=claim, action="complete", note=note)
         claim.refresh_from_db()

@@ -180,8 +180,17 @@ async def complete_claim(
 
 @mcp.tool()
 async def retract_claim(ctx: Context, number: Number) -> str:
-    """Retract claim #number because it is wrong: it is no longer used in answers."""
+    """Retract claim #number because it is wrong: it is no longer used in answers, nor is
+    the chat turn it was taken from or the facts derived from that turn. restore_claim
+    undoes it."""
     return await _run(ctx, lambda m: m.change_claim(number=number, action="retract"))
+
+
+@mcp.tool()
+async def restore_claim(ctx: Context, number: Number) -> str:
+    """Undo retract_claim (claim #number is used in answers again, with its chat turn and
+    facts), or put a done item back on its list."""
+    return await _run(ctx, lambda m: m.change_claim(number=number, action="restore"))
 
 
 @mcp.tool()

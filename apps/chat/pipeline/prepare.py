@@ -38,7 +38,7 @@ from apps.indexing import embeddings
 from apps.indexing import search as index_search
 from apps.indexing import services as indexing_services
 from apps.indexing.embeddings import Vector
-from apps.indexing.evidence import is_bare_question  # noqa: F401 - the chat's name for it
+from apps.indexing.evidence import hidden_message_ids
 from apps.indexing.quoting import quotable
 from apps.indexing.search import SearchHit
 
@@ -186,7 +186,10 @@ def relevant_facts(
 ) -> tuple[list[ProjectFact], int]:
     try:
         result = facts_services.facts_relevant(
-            project=conversation.project, query=query, exclude_message=message
+            project=conversation.project,
+            query=query,
+            exclude_message=message,
+            hidden_message_ids=hidden_message_ids(user=conversation.user),
         )
     except Exception:
         logger.exception("facts_relevant failed")

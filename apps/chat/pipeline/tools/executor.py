@@ -30,7 +30,7 @@ from apps.chat.pipeline.tools.schemas import (
     parse_tool_input,
 )
 from apps.chat.selectors import message_surroundings
-from apps.claims.models import Claim, ClaimOrigin
+from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
 from apps.claims.selectors import claim_by_number, claims_by_id, claims_on_list
 from apps.claims.services import claim_complete, claim_restore, claim_retract, claim_supersede
 from apps.indexing.evidence import said_by, said_on
@@ -108,8 +108,9 @@ class TurnTools:
             claim_retract(claim=claim)
             change = f"Retracted {before}"
         elif data.action == "restore":
+            was_retracted = claim.status == ClaimStatus.RETRACTED
             claim_restore(claim=claim)
-            change = f"Back on its list: {before}"
+            change = f"{'Restored' if was_retracted else 'Back on its list'}: {before}"
         elif data.action == "edit":
             if not data.statement:
                 raise ToolInputError("An edit needs the new statement.")
