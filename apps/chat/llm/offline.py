@@ -151,16 +151,23 @@ def compose_offline_reply(
     if len(asked) > 160:
         asked = asked[:159].rstrip() + "…"
     terms = _terms(asked)
+    # What the user said here that waits for their review: used, and said to wait (issue 28).
+    waiting = [item for item in sources if item.waiting]
     relevant = [
         item
         for item in sources
-        if item.score is None or item.score >= CLOSE_BY_MEANING or _overlap(terms, item) > 0
+        if not item.waiting
+        and (item.score is None or item.score >= CLOSE_BY_MEANING or _overlap(terms, item) > 0)
     ]
     ranked = sorted(
         relevant, key=lambda item: (-_overlap(terms, item), -(item.score or 0.0), item.number)
     )
     chosen = ranked[:max_sources]
+    held = "; ".join(f"“{_quote(item.excerpt, terms)}” [{item.number}]" for item in waiting)
+    held_line = f"Waiting for your review: {held}." if held else ""
     if not chosen:
+        if held_line:
+            return held_line
         about = f" about “{asked}”" if asked else ""
         return (
             f"I found nothing{about} in your memory or files yet. Add it on the Knowledge "
@@ -171,6 +178,8 @@ def compose_offline_reply(
     more = len(relevant) - len(chosen)
     if more > 0:
         sentences.append(f"\n({more} more source{'s' if more != 1 else ''} not shown.)")
+    if held_line:
+        sentences.append("\n" + held_line)
     return "\n".join(sentences)
 
 

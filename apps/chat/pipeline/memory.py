@@ -22,6 +22,7 @@ from apps.claims.selectors import (
     claims_pinned,
     claims_usable,
     claims_usable_lean,
+    claims_waiting_in_conversation,
     lean_claims,
 )
 from apps.contexts.references import ReferenceResolution
@@ -29,7 +30,7 @@ from apps.indexing import evidence
 from apps.indexing import search as index_search
 from apps.indexing.embeddings import Vector
 
-from .types import MemoryItem
+from .types import WAITING_LABEL, MemoryItem
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -67,6 +68,26 @@ def auto_claims(
     claims = claims_usable_lean(user=user, ids=[hit.claim_id for hit in relevant])  # type: ignore[misc]
     scores = {hit.claim_id: hit.vector_similarity for hit in relevant}
     return [(claim, scores.get(claim.id)) for claim in claims[:AUTO_LIMIT]]
+
+
+def waiting_claims(
+    *, user: User, conversation: Conversation, query: str, query_vector: Vector | None
+) -> list[tuple[LeanClaim, float | None]]:
+    """What the user said in this conversation that waits for their review (suggest mode)
+    and bears on the question — by its words or its meaning, the rule of every source: it
+    is the user's own turn, so the conversation uses it (issue 28), and says so."""
+    claims = claims_waiting_in_conversation(
+        user=user,
+        conversation_id=conversation.pk,
+        vector=None if query_vector is None else [float(x) for x in query_vector],
+    )
+    wanted = evidence.content_words(query)
+    return [
+        (claim, similarity)
+        for claim, similarity in claims
+        if (similarity is not None and similarity >= settings.CAIRN_CITE_THRESHOLD)
+        or evidence.covers(wanted, claim.statement) >= evidence.WORD_COVER_SHARE
+    ]
 
 
 def gather_memory(
@@ -123,6 +144,15 @@ def gather_memory(
         scores,
     )
     add([claim for claim, _ in auto], "AUTO", 4, scores)
+    waiting = waiting_claims(
+        user=user, conversation=conversation, query=query, query_vector=query_vector
+    )
+    add(
+        [claim for claim, _ in waiting],
+        WAITING_LABEL,
+        5,
+        {claim.id: score for claim, score in waiting},
+    )
     # Pinned means background (issue 28): a pinned claim the question is not about is
     # standing context for the model, not a source of this answer.
     for item in items:

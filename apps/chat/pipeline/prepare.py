@@ -248,6 +248,7 @@ def register_sources(
             claim.statement,
             score=item.score,
             url=reverse("knowledge:claim", args=[claim.id]),
+            waiting=item.waiting,
         )
     fact_lines = []
     for fact in facts:

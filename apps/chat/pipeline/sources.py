@@ -46,6 +46,8 @@ class SourceItem:
     excerpt: str
     score: float | None = None
     url: str | None = None
+    # A statement of the user's still waiting for their review (suggest mode, issue 28).
+    waiting: bool = False
 
 
 def passes_cite_threshold(score: float | None, threshold: float = DEFAULT_CITE_THRESHOLD) -> bool:
@@ -73,6 +75,7 @@ class SourceRegistry:
         excerpt: str,
         score: float | None = None,
         url: str | None = None,
+        waiting: bool = False,
     ) -> int:
         """Return the item's number, registering it if this (kind, ref_id) is new.
 
@@ -93,6 +96,7 @@ class SourceRegistry:
                 excerpt=excerpt,
                 score=score,
                 url=url,
+                waiting=waiting,
             )
         )
         self._by_key[key] = number
