@@ -40,7 +40,7 @@ def workout_registry() -> SourceRegistry:
     registry = SourceRegistry()
     registry.register("claim", "c-1", "#7", "My timezone is Europe/Paris")
     registry.register("claim", "c-2", "#42", "I prefer morning workouts before 8am", 0.82)
-    registry.register("fact", "f-1", "user.gym.name", "Blue Fitness")
+    registry.register("fact", "f-1", "your gym (name)", "Blue Fitness")
     registry.register("chunk", "k-1", "training-plan.md", "Week 1: three morning runs of 5 km", 0.4)
     return registry
 
@@ -93,7 +93,7 @@ async def test_it_answers_from_the_sources_most_relevant_first_with_citations() 
         "- training-plan.md says: “Week 1: three morning runs of 5 km” [4].",
         # chosen by the user (pinned, referenced: no score), so shown though no word matches
         "- Your memory says: My timezone is Europe/Paris [1].",
-        "- Your facts say user.gym.name is Blue Fitness [3].",
+        "- Your gym (name) is Blue Fitness [3].",
     ]
     assert registry.citations_in(text) == {1, 2, 3, 4}
     assert registry.invalid_citations_in(text) == set()

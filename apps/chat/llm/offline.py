@@ -323,7 +323,7 @@ def _sentence(item: SourceItem, terms: set[str]) -> str:
     if item.kind == "claim":
         return f"Your memory says: {excerpt}"
     if item.kind == "fact":
-        return f"Your facts say {title} is {excerpt}"
+        return f"{title[:1].upper()}{title[1:]} is {excerpt}"
     if item.kind == "message" and ", " in title:
         speaker, _, rest = title.partition(", ")
         day = rest.split(":", 1)[0]

@@ -33,7 +33,7 @@ from apps.contexts.references import ReferenceResolution, resolve_parsed
 from apps.core.concurrency import run_beside
 from apps.facts import services as facts_services
 from apps.facts.models import ProjectFact
-from apps.facts.wording import fact_change_text
+from apps.facts.wording import display_value, fact_change_text, key_short_label
 from apps.indexing import embeddings
 from apps.indexing import search as index_search
 from apps.indexing import services as indexing_services
@@ -126,7 +126,13 @@ def persist_facts(
         updated=result.updated,
         ambiguous_topics=tuple(result.ambiguous_topics),
         unresolved=tuple(result.unresolved),
-        changes=tuple(fact_change_text(fact) for fact in result.facts),
+        # A thing merely mentioned ("mentioned.date…") is a link on the facts page, not a
+        # fact the user would write down: it is kept, but not announced as saved (issue 28).
+        changes=tuple(
+            fact_change_text(fact)
+            for fact in result.facts
+            if not fact.fact_key.startswith("mentioned.")
+        ),
     )
     return counts, [tuple(span) for span in result.rank_spans]  # type: ignore[misc]
 
@@ -252,8 +258,13 @@ def register_sources(
         )
     fact_lines = []
     for fact in facts:
+        # Titled in words ("your #1 crypto"), never by its key (issue 28).
         number = registry.register(
-            "fact", fact.fact_key, fact.fact_key, fact.value_text, url=reverse("facts:home")
+            "fact",
+            fact.fact_key,
+            f"your {key_short_label(fact.fact_key)}",
+            display_value(fact),
+            url=reverse("facts:home"),
         )
         fact_lines.append(FactLine(key=fact.fact_key, value=fact.value_text, source_number=number))
     chunk_lines = []
