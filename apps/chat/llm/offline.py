@@ -396,16 +396,20 @@ def _remembered_reply(statement: str, result: ToolResult) -> str:
 
 
 def _quote(text: str, terms: set[str]) -> str:
-    """About ``_EXCERPT_CHARS`` of a source: all of a short one; of a longer one (a file's
-    passage is up to 2,048 characters), what follows the first sentence sharing the most
-    words with the question, since that is where the answer is (the start if none does)."""
-    if len(text) <= _EXCERPT_CHARS:
-        return text
+    """What to quote of a source, once: the sentence sharing the most words with the
+    question (with the next when it is short), since that is where the answer is; all of a
+    short source that no sentence of matches better; at most ``_EXCERPT_CHARS``."""
     starts = [0, *(match.end() for match in _SENTENCE_BREAK.finditer(text))]
     ends = [*starts[1:], len(text)]
     overlaps = [len(terms & _terms(text[a:b])) for a, b in zip(starts, ends, strict=True)]
-    start = starts[overlaps.index(max(overlaps))]
-    quote = text[start:]
+    best = overlaps.index(max(overlaps))
+    if len(starts) == 1 or (max(overlaps) == 0 and len(text) <= _EXCERPT_CHARS):
+        quote, start = text, 0
+    else:
+        start, end = starts[best], ends[best]
+        if end - start < 60 and best + 1 < len(ends):
+            end = ends[best + 1]
+        quote = text[start:end].strip()
     if len(quote) > _EXCERPT_CHARS:
         quote = quote[: _EXCERPT_CHARS - 1].rsplit(" ", 1)[0] + "…"
     return ("…" if start else "") + quote
