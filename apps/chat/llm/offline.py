@@ -396,14 +396,15 @@ def _remembered_reply(statement: str, result: ToolResult) -> str:
 
 
 def _quote(text: str, terms: set[str]) -> str:
-    """What to quote of a source, once: the sentence sharing the most words with the
-    question (with the next when it is short), since that is where the answer is; all of a
-    short source that no sentence of matches better; at most ``_EXCERPT_CHARS``."""
+    """What to quote of a source, once: all of a short one; of a longer one (a file's
+    passage is up to 2,048 characters) the sentence sharing the most words with the
+    question (with the next when it is short), since that is where the answer is; at most
+    ``_EXCERPT_CHARS``."""
     starts = [0, *(match.end() for match in _SENTENCE_BREAK.finditer(text))]
     ends = [*starts[1:], len(text)]
     overlaps = [len(terms & _terms(text[a:b])) for a, b in zip(starts, ends, strict=True)]
     best = overlaps.index(max(overlaps))
-    if len(starts) == 1 or (max(overlaps) == 0 and len(text) <= _EXCERPT_CHARS):
+    if len(starts) == 1 or len(text) <= _EXCERPT_CHARS:
         quote, start = text, 0
     else:
         start, end = starts[best], ends[best]
