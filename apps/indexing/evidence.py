@@ -25,14 +25,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from apps.claims.models import Claim, ClaimStatus
 
-from .models import Chunk
 from .quoting import quotable
 
 if TYPE_CHECKING:
@@ -55,10 +53,6 @@ _STOPWORDS = frozenset(
     yours""".split()  # noqa: SIM905 - a word list reads better as text
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-# The same reading as ``is_bare_question``, for the database: ends with "?" and no sentence
-# inside ends with "." or "!".
-_ENDS_ASKING = r"\?\s*$"
-_HAS_STATEMENT = r"[.!](\s|$)"
 
 
 def said_by(*, role: str, external_source: str = "") -> str:
@@ -93,27 +87,22 @@ def is_bare_question(text: str) -> bool:
     return bool(sentences) and all(part.rstrip().endswith("?") for part in sentences)
 
 
-def hidden_message_ids(*, user: User) -> QuerySet[Claim, Any]:
+def hidden_message_ids(*, user: User) -> list[str]:
     """Ids of the user's chat turns that retracted claims were taken from."""
-    return Claim.objects.filter(
+    ids = Claim.objects.filter(
         user=user, status=ClaimStatus.RETRACTED, source_message__isnull=False
-    ).values("source_message_id")
+    ).values_list("source_message_id", flat=True)
+    return [str(message_id) for message_id in ids.distinct()]
 
 
-def not_evidence(*, user: User) -> QuerySet[Chunk, Any]:
-    """Ids of the user's chat chunks that are not evidence (see the module docstring), for
-    search to leave out of every ranking."""
-    cairns_answer = Q(message__role="assistant", message__conversation__external_source="")
-    unfinished = ~Q(message__status="complete")
-    bare_question = Q(message__role="user", message__content__regex=_ENDS_ASKING) & ~Q(
-        message__content__regex=_HAS_STATEMENT
-    )
-    forgotten = Q(message_id__in=hidden_message_ids(user=user))
-    return (
-        Chunk.objects.filter(user=user, message__isnull=False)
-        .filter(cairns_answer | unfinished | bare_question | forgotten)
-        .values("id")
-    )
+def is_evidence(*, role: str, status: str, external_source: str, content: str) -> bool:
+    """Whether a chat turn is evidence (the module docstring): a finished turn of the
+    user's that says something, or of an imported conversation's assistant."""
+    if status != "complete":
+        return False
+    if role == "assistant":
+        return bool(external_source)  # ChatGPT's or Claude's, not Cairn's
+    return not is_bare_question(quotable(content))
 
 
 class Scored(Protocol):

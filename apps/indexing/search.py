@@ -34,7 +34,7 @@ from apps.core.concurrency import run_beside
 
 from .bm25 import Collection
 from .embeddings import Vector, get_embedding_provider
-from .evidence import relevant, turn_title
+from .evidence import hidden_message_ids, is_evidence, relevant, turn_title
 from .fusion import FUSION, Fusion, Rankings
 from .models import Chunk, Document
 from .periods import Period, period_named
@@ -63,6 +63,8 @@ if TYPE_CHECKING:
     from apps.projects.models import Project
 
 KINDS = ("claim", "document", "message")
+# How much deeper an evidence search reads, for the turns it then leaves out.
+EVIDENCE_DEPTH = 3
 EXCERPT_CHARS = 300
 MAX_K = 100
 
@@ -94,6 +96,8 @@ class SearchHit:
     created_at: datetime | None = None
     # A chat turn said in the period the query names ("in May 2024").
     in_period: bool = False
+    # What someone said or wrote (``evidence.is_evidence``); False for Cairn's answers.
+    evidence: bool = True
 
 
 def hybrid_search(
@@ -112,19 +116,29 @@ def hybrid_search(
     evidence, see ``evidence_search``)."""
     if not query.strip():
         return []
+    excluded, wanted = list(exclude_message_ids), k
+    if evidence_only and "message" in kinds:
+        # Forgotten turns are few: left out of every ranking. The turns that are no
+        # evidence (Cairn's answers, bare questions) are many: the rankings go deeper and
+        # they are dropped from the hits, which already read each turn's speaker; a filter
+        # in the rankings' statements would join every chat turn of the account to its
+        # conversation, in each of them.
+        excluded += hidden_message_ids(user=user)
+        wanted = EVIDENCE_DEPTH * _clamp(k)
     rankings = hybrid_rankings(
         user=user,
         query=query,
         project=project,
         kinds=kinds,
-        depth=_depth(k, FUSION),
-        exclude_message_ids=exclude_message_ids,
+        depth=_depth(wanted, FUSION),
+        exclude_message_ids=excluded,
         vector=vector,
-        evidence_only=evidence_only,
     )
-    fused = rankings.fused(FUSION)[: _clamp(k)]
+    fused = rankings.fused(FUSION)[: _clamp(wanted)]
     similar = [*rankings.vector, *rankings.period]
     hits = _hits(fused, [*similar, *_similarities(fused, rankings)], rankings.text())
+    if evidence_only:
+        hits = [hit for hit in hits if hit.evidence][: _clamp(k)]
     said_then = {c.id for c in rankings.period}
     return [
         replace(hit, in_period=True) if hit.kind == "message" and hit.chunk_id in said_then else hit
@@ -183,11 +197,10 @@ def hybrid_rankings(
     depth: int,
     exclude_message_ids: Sequence[uuid.UUID | str] = (),
     vector: Vector | None = None,
-    evidence_only: bool = False,
 ) -> Rankings:
     """The rankings ``hybrid_search`` fuses (the quality benchmark tunes their weights)."""
-    scopes = _scopes(user, project, kinds, exclude_message_ids, evidence_only)
-    turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids, evidence_only)
+    scopes = _scopes(user, project, kinds, exclude_message_ids)
+    turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids)
     # Full-text search needs neither the embedding nor the vector results: its two
     # rankings run beside, each on its own connection (on a large account each costs
     # about as much as embedding and vector search together: bench/bench_search.py).
@@ -199,9 +212,7 @@ def hybrid_rankings(
     # A period's turns cost as much as the vector search itself (a year of a long history:
     # 10,000 turns compared one by one), so they are searched beside it.
     period_result = (
-        run_beside(
-            _said_in, period, user, project, exclude_message_ids, vector, depth, evidence_only
-        )
+        run_beside(_said_in, period, user, project, exclude_message_ids, vector, depth)
         if period
         else list
     )
@@ -222,7 +233,6 @@ def _said_in(
     exclude_message_ids: Sequence[uuid.UUID | str],
     vector: Vector,
     depth: int,
-    evidence_only: bool = False,
 ) -> list[Candidate]:
     """The chat turns said within ``period``, nearest to the query first: "what did I buy in
     May 2024?" is about May 2024's turns, whose words need not share any with the question
@@ -231,11 +241,7 @@ def _said_in(
     when what they tell happened."""
     said_then = {"said_at__gte": period.start, "said_at__lt": period.end}
     messages = user_chunks(
-        user=user,
-        project=project,
-        kinds=["message"],
-        exclude_message_ids=exclude_message_ids,
-        evidence_only=evidence_only,
+        user=user, project=project, kinds=["message"], exclude_message_ids=exclude_message_ids
     ).filter(**said_then)
     [scope] = compile_scopes(messages, None)
     plan = period_plan(scope, Chunk.objects.filter(user=user, **said_then))
@@ -299,7 +305,6 @@ def _scopes(
     project: Project | None,
     kinds: Sequence[str],
     exclude_message_ids: Sequence[uuid.UUID | str],
-    evidence_only: bool = False,
 ) -> list[Scope]:
     unknown = set(kinds) - set(KINDS)
     if unknown:
@@ -307,11 +312,7 @@ def _scopes(
     chunk_kinds = [kind for kind in kinds if kind in CHUNK_KINDS]
     chunks = (
         user_chunks(
-            user=user,
-            project=project,
-            kinds=chunk_kinds,
-            exclude_message_ids=exclude_message_ids,
-            evidence_only=evidence_only,
+            user=user, project=project, kinds=chunk_kinds, exclude_message_ids=exclude_message_ids
         )
         if chunk_kinds
         else None
@@ -326,18 +327,13 @@ def _lexical(
     project: Project | None,
     kinds: Sequence[str],
     exclude_message_ids: Sequence[uuid.UUID | str],
-    evidence_only: bool = False,
 ) -> tuple[Lexical, Lexical | None]:
     """What BM25 ranks: every row by its own text, and chat turns by their windows."""
     turns = Lexical(scopes, _collection(user, project, kinds))
     if "message" not in kinds:
         return turns, None
     messages = user_chunks(
-        user=user,
-        project=project,
-        kinds=["message"],
-        exclude_message_ids=exclude_message_ids,
-        evidence_only=evidence_only,
+        user=user, project=project, kinds=["message"], exclude_message_ids=exclude_message_ids
     )
     windows = Lexical(
         [compile_window_scope(messages)],
@@ -372,7 +368,7 @@ _CHUNK_FIELDS = (
     *("id", "document_id", "message_id", "project_id", "chunk_index", "start", "end"),
     *("text", "created_at"),
     *("document__id", "document__path", "document__indexed_at", "document__chunk_count"),
-    *("message__id", "message__content", "message__role", "message__created_at"),
+    *("message__id", "message__content", "message__role", "message__created_at", "message__status"),
     *("message__conversation_id", "message__conversation__id", "message__conversation__title"),
     "message__conversation__external_source",
 )
@@ -461,6 +457,12 @@ def _chunk_hit(chunk: Chunk, **common: float | None) -> SearchHit:
         excerpt=_excerpt(passage),
         text=passage,
         created_at=message.created_at,
+        evidence=is_evidence(
+            role=message.role,
+            status=message.status,
+            external_source=conversation.external_source,
+            content=message.content,
+        ),
         **common,  # type: ignore[arg-type]
     )
 

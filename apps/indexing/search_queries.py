@@ -32,7 +32,6 @@ from .bm25 import (
     query_terms,
 )
 from .embeddings import Vector
-from .evidence import not_evidence
 from .models import Chunk
 
 if TYPE_CHECKING:
@@ -87,11 +86,9 @@ def user_chunks(
     project: Project | None,
     kinds: Sequence[str],
     exclude_message_ids: Sequence[uuid.UUID | str] = (),
-    evidence_only: bool = False,
 ) -> QuerySet[Chunk]:
     """The user's searchable chunks: of the wanted kinds, in the project if given, and of
-    chat messages only while their conversation is not archived (and, ``evidence_only``,
-    only the turns that are evidence: ``evidence.not_evidence``)."""
+    chat messages only while their conversation is not archived."""
     chunks = Chunk.objects.filter(user=user)
     if project is not None:
         chunks = chunks.filter(project=project)
@@ -103,8 +100,6 @@ def user_chunks(
         chunks = chunks.filter(archived=False)
         if exclude_message_ids:
             chunks = chunks.exclude(message_id__in=list(exclude_message_ids))
-        if evidence_only:
-            chunks = chunks.exclude(id__in=not_evidence(user=user))
     return chunks
 
 
