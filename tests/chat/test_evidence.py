@@ -294,3 +294,26 @@ def test_a_file_found_by_its_words_answers_the_question(
 
     assert "192.168.8.53" in answer["content"]
     assert "bakery" not in answer["content"]
+
+
+def test_an_imported_conversation_shows_who_wrote_each_turn_with_the_year(
+    user: User, home: Project
+) -> None:
+    """Failure 9 on the page: ChatGPT's replies showed as "Cairn, 6 May"."""
+    from django.test import Client
+    from django.urls import reverse
+
+    asked, answered = _imported(
+        user,
+        home,
+        [("user", "I bought a bread pan."), ("assistant", "Preheat it well.")],
+        when="2024-05-06T09:00:00+00:00",
+    )
+    client = Client()
+    client.force_login(user)
+
+    page = client.get(reverse("chat:conversation", args=[asked.conversation_id])).content.decode()
+
+    assert f'id="who-{answered.pk}">ChatGPT</span>' in page
+    assert f'id="who-{asked.pk}">You</span>' in page
+    assert "6 May 2024, " in page
