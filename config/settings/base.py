@@ -151,7 +151,19 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # redis-py's read timeout (5 s by default since redis-py 8) must outlast
+            # channels_redis's 5 s blocking read, else every idle socket dies (issue 26).
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": 30,
+                        "socket_connect_timeout": 5,
+                        "socket_keepalive": True,
+                        "health_check_interval": 15,
+                    }
+                ]
+            },
         }
     }
     CACHES = {
