@@ -45,8 +45,10 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -124,10 +126,6 @@ class Outcome:
     drained: bool = False
     work_failed: int = 0
     memory_mb: float = 0.0
-
-
-class Dropped(Exception):
-    """The server closed a socket the client still wanted."""
 
 
 def _ws_headers(port: int, cookie: str) -> dict[str, str]:
@@ -245,9 +243,8 @@ async def _turn(ws: Any, text: str, outcome: Outcome) -> None:
             if event.get("code") not in ("cancelled", "provider"):
                 return  # only an answer that failed or stopped is still followed by "done"
         elif event["type"] == "done":
-            message = event["message"]
-            if message["status"] == "complete":
-                outcome.told[message["id"]] = message["content"]
+            # The answer as saved, whatever its status: the page shows it as such.
+            outcome.told[event["message"]["id"]] = event["message"]["content"]
             outcome.turn_ms.append(elapsed)
             outcome.turns_done += 1
             return
@@ -325,9 +322,7 @@ def _wait_until_ready(ports: list[int], keys: list[str], since: float) -> None:
         time.sleep(0.5)
 
 
-def _from_timestamp(seconds: float) -> Any:
-    from datetime import UTC, datetime
-
+def _from_timestamp(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, tz=UTC)
 
 
@@ -356,7 +351,7 @@ def _audit(outcome: Outcome, since: float) -> None:
 
     saved = dict(Message.objects.filter(pk__in=list(outcome.told)).values_list("pk", "content"))
     for message_id, text in outcome.told.items():
-        content = saved.get(_uuid(message_id))
+        content = saved.get(uuid.UUID(message_id))
         if content is None:
             outcome.lost_detail.append(f"{message_id}: missing")
         elif content != text:
@@ -374,12 +369,6 @@ def _audit(outcome: Outcome, since: float) -> None:
     outcome.work_failed = Work.objects.filter(
         state=WorkState.FAILED, created_at__gte=_from_timestamp(since)
     ).count()
-
-
-def _uuid(text: str) -> Any:
-    import uuid
-
-    return uuid.UUID(text)
 
 
 def _rss_mb(processes: list[Any]) -> float:
