@@ -385,7 +385,7 @@ def _rss_mb(processes: list[Any]) -> float:
 
 def run_topology(name: str, load: Load, redis_url: str | None, logs: Path) -> Outcome:
     web_count, with_redis = TOPOLOGIES[name]
-    people = _people(load.chats, load.search_clients)
+    people = _people(load.chats, max(1, load.search_clients))  # one token for the warm-up
     keys = [key for _, _, key in people if key is not None]
     env = {
         **os.environ,
@@ -417,7 +417,7 @@ def run_topology(name: str, load: Load, redis_url: str | None, logs: Path) -> Ou
             stop = asyncio.Event()
             searchers = [
                 asyncio.ensure_future(_searcher(n, ports, key, outcome, stop))
-                for n, key in enumerate(keys)
+                for n, key in enumerate(keys[: load.search_clients])
             ]
             await asyncio.gather(
                 *(
@@ -679,7 +679,7 @@ def main() -> None:
     load = Load(
         chats=args.chats,
         turns=args.turns,
-        search_clients=min(args.search_clients, args.chats),
+        search_clients=max(0, min(args.search_clients, args.chats)),
         seed=args.seed,
         pace=(args.pace[0], args.pace[1]),
         drain_timeout=args.drain_timeout,
