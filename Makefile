@@ -73,7 +73,7 @@ bench: setup
 	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
 
 # Load (issue 26): two web processes and a worker on a Redis of the bench's own against one
-# process, 50 chats × 3 turns at a person's pace plus 5 search clients; about 10 minutes.
+# process, 50 chats × 3 turns at a person's pace plus 5 search clients; about 7 minutes.
 # Options: make bench-load BENCH_LOAD_ARGS="--chats 10"; issue 8's figures: --legacy.
 bench-load: setup
 	$(PY) bench/bench_load.py $(BENCH_LOAD_ARGS)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import random
 import sys
@@ -457,27 +458,31 @@ def _rows(outcome: Outcome) -> list[tuple[str, str, float | None]]:
     return [
         ("dropped sockets (target 0)", _dropped(o), None),
         ("lost messages (target 0)", f"{o.lost} of {len(o.told)}", None),
-        (
-            "not indexed after the run (target 0)",
-            f"{o.not_indexed} of {o.should_index}" + ("" if o.drained else " (ledger not drained)"),
-            None,
-        ),
+        ("not indexed after the run (target 0)", f"{o.not_indexed} of {o.should_index}", None),
         ("turns answered", f"{o.turns_done} of {o.turns_sent}", None),
         ("turn errors", _counts(o.turn_errors), None),
-        ("ack ms p50", f"{_p(o.ack_ms, 0.5):.1f}", _p(o.ack_ms, 0.5)),
-        ("ack ms p95", f"{_p(o.ack_ms, 0.95):.1f}", _p(o.ack_ms, 0.95)),
-        ("first delta ms p50", f"{_p(o.first_ms, 0.5):.1f}", _p(o.first_ms, 0.5)),
-        ("first delta ms p95", f"{_p(o.first_ms, 0.95):.1f}", _p(o.first_ms, 0.95)),
-        ("whole turn ms p95", f"{_p(o.turn_ms, 0.95):.1f}", _p(o.turn_ms, 0.95)),
-        ("search ms p50", f"{_p(o.search_ms, 0.5):.1f}", _p(o.search_ms, 0.5)),
-        ("search ms p95", f"{_p(o.search_ms, 0.95):.1f}", _p(o.search_ms, 0.95)),
+        ("ack ms p50", _ms(o.ack_ms, 0.5), _p(o.ack_ms, 0.5)),
+        ("ack ms p95", _ms(o.ack_ms, 0.95), _p(o.ack_ms, 0.95)),
+        ("first delta ms p50", _ms(o.first_ms, 0.5), _p(o.first_ms, 0.5)),
+        ("first delta ms p95", _ms(o.first_ms, 0.95), _p(o.first_ms, 0.95)),
+        ("whole turn ms p95", _ms(o.turn_ms, 0.95), _p(o.turn_ms, 0.95)),
+        ("search ms p50", _ms(o.search_ms, 0.5), _p(o.search_ms, 0.5)),
+        ("search ms p95", _ms(o.search_ms, 0.95), _p(o.search_ms, 0.95)),
         ("searches / s", f"{searches / o.wall_s:.1f}", searches / o.wall_s),
         ("search errors", _counts(o.search_errors), None),
-        ("ledger drained in s after the run", f"{o.drain_s:.1f}", None),
+        (
+            "ledger drained in s after the run",
+            f"{o.drain_s:.1f}" if o.drained else "not drained",
+            None,
+        ),
         ("failed work", str(o.work_failed), None),
         ("memory at the end MB", f"{o.memory_mb:.0f}", o.memory_mb),
         ("run s", f"{o.wall_s:.1f}", None),
     ]
+
+
+def _ms(values: list[float], q: float) -> str:
+    return f"{_p(values, q):.1f}" if values else "-"
 
 
 def _dropped(outcome: Outcome) -> str:
@@ -510,7 +515,8 @@ def report(results: dict[str, Outcome], load: Load) -> None:
         line = f"{label:<38}" + "".join(f"{table[name][row][1]:>26}" for name in names)
         for name in others:
             value, reference = table[name][row][2], table[base][row][2]
-            ratio = f"{value / reference:.2f}" if value is not None and reference else ""
+            known = value is not None and reference and not math.isnan(value / reference)
+            ratio = f"{value / reference:.2f}" if known else ""
             line += f"{ratio:>20}"
         print(line)
     for name, outcome in results.items():
