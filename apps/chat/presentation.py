@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -18,6 +19,7 @@ from apps.chat.pipeline.stream import STOPPED_BY_USER
 from apps.chat.reading import read_references
 from apps.claims.models import ClaimStatus
 from apps.claims.selectors import claim_list, claims_from_messages
+from apps.indexing.evidence import said_by, said_on
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -83,9 +85,22 @@ class MessageView:
     notices: list[str] = field(default_factory=list)
     changes: TurnChanges | None = None
 
+    # Who wrote an assistant turn: "Cairn", or an imported chat's "ChatGPT" / "Claude".
+    assistant: str = "Cairn"
+
     @property
     def is_user(self) -> bool:
         return self.message.role == Message.Role.USER
+
+    @property
+    def who(self) -> str:
+        return "You" if self.is_user else self.assistant
+
+    @property
+    def when(self) -> str:
+        """ "6 May, 09:00", with the year when it is not this one ("6 May 2024, 09:00")."""
+        moment = timezone.localtime(self.message.created_at)
+        return f"{said_on(moment)}, {moment:%H:%M}"
 
 
 def remember_default(message: Message) -> str:
@@ -268,6 +283,7 @@ def message_views(
         views.append(
             MessageView(
                 message=message,
+                assistant=said_by(role="assistant", external_source=conversation.external_source),
                 html=answer_html(message),
                 status_note=note,
                 status_class=note_class,

@@ -97,5 +97,6 @@ def message_surroundings(
             order__lte=message.order + after,
         )
         .exclude(status=Message.Status.FAILED)
+        .select_related("conversation")
         .order_by("order")
     )

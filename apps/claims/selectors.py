@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db.models import F, Q, QuerySet
 from django.http import Http404
+from pgvector.django import CosineDistance
 
 from .models import USABLE_STATUSES, Claim, ClaimOrigin, ClaimStatus, Domain, Entity, Tag
 
@@ -61,6 +62,26 @@ def lean_claims(claims: QuerySet[Claim], *, limit: int | None = None) -> list[Le
 
 def lean_claim(claim: Claim) -> LeanClaim:
     return LeanClaim(*(getattr(claim, name) for name in LEAN_CLAIM_FIELDS))
+
+
+def claims_waiting_in_conversation(
+    *, user: User, conversation_id: uuid.UUID, vector: Sequence[float] | None, limit: int = 20
+) -> list[tuple[LeanClaim, float | None]]:
+    """The user's pending claims taken from turns of one conversation, newest first, each
+    with its cosine similarity to ``vector`` (None without one, or without an embedding)."""
+    claims = Claim.objects.filter(
+        user=user,
+        status=ClaimStatus.PENDING,
+        source_message__conversation_id=conversation_id,
+    ).order_by("-created_at")
+    if vector is None:
+        return [(claim, None) for claim in lean_claims(claims, limit=limit)]
+    rows = claims.annotate(distance=CosineDistance("embedding", list(vector))).values_list(
+        *LEAN_CLAIM_FIELDS, "distance"
+    )[:limit]
+    return [
+        (LeanClaim(*row[:-1]), None if row[-1] is None else 1.0 - float(row[-1])) for row in rows
+    ]
 
 
 def claims_usable_lean(*, user: User, ids: Sequence[uuid.UUID]) -> list[LeanClaim]:

@@ -48,8 +48,8 @@ def key_words(key: str) -> str:
     parts = key.split(".")
     if parts[0] == "user":
         parts = parts[1:]
-        if parts and parts[0] in _QUIET_NAMESPACES and len(parts) > 1:
-            parts = parts[1:]
+    if parts and parts[0] in _QUIET_NAMESPACES and len(parts) > 1:
+        parts = parts[1:]  # "lena birthday", not "dates (lena birthday)"
     elif parts[0] == "mentioned" and len(parts) >= 3:
         return f"mentioned {parts[1]}: {'.'.join(parts[2:])}"
     if not parts:

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.utils import timezone
 
 from apps.claims.models import Claim
@@ -33,9 +34,11 @@ from apps.core.concurrency import run_beside
 
 from .bm25 import Collection
 from .embeddings import Vector, get_embedding_provider
+from .evidence import hidden_message_ids, is_evidence, relevant, turn_title
 from .fusion import FUSION, Fusion, Rankings
 from .models import Chunk, Document
 from .periods import Period, period_named
+from .quoting import quotable
 from .search_queries import (
     CHUNK_KINDS,
     Candidate,
@@ -60,6 +63,8 @@ if TYPE_CHECKING:
     from apps.projects.models import Project
 
 KINDS = ("claim", "document", "message")
+# How much deeper an evidence search reads, for the turns it then leaves out.
+EVIDENCE_DEPTH = 3
 EXCERPT_CHARS = 300
 MAX_K = 100
 
@@ -89,6 +94,10 @@ class SearchHit:
     excerpt: str = ""
     text: str = ""
     created_at: datetime | None = None
+    # A chat turn said in the period the query names ("in May 2024").
+    in_period: bool = False
+    # What someone said or wrote (``evidence.is_evidence``); False for Cairn's answers.
+    evidence: bool = True
 
 
 def hybrid_search(
@@ -100,23 +109,72 @@ def hybrid_search(
     k: int = 10,
     exclude_message_ids: Sequence[uuid.UUID | str] = (),
     vector: Vector | None = None,
+    evidence_only: bool = False,
 ) -> list[SearchHit]:
     """The ``k`` best hits for ``query``, best first (``vector``: the query's embedding,
-    when the caller has it already)."""
+    when the caller has it already; ``evidence_only``: chat turns only where they are
+    evidence, see ``evidence_search``)."""
     if not query.strip():
         return []
+    excluded, wanted = list(exclude_message_ids), k
+    if evidence_only and "message" in kinds:
+        # Forgotten turns are few: left out of every ranking. The turns that are no
+        # evidence (Cairn's answers, bare questions) are many: the rankings go deeper and
+        # they are dropped from the hits, which already read each turn's speaker; a filter
+        # in the rankings' statements would join every chat turn of the account to its
+        # conversation, in each of them.
+        excluded += hidden_message_ids(user=user)
+        wanted = EVIDENCE_DEPTH * _clamp(k)
     rankings = hybrid_rankings(
         user=user,
         query=query,
         project=project,
         kinds=kinds,
-        depth=_depth(k, FUSION),
-        exclude_message_ids=exclude_message_ids,
+        depth=_depth(wanted, FUSION),
+        exclude_message_ids=excluded,
         vector=vector,
     )
-    fused = rankings.fused(FUSION)[: _clamp(k)]
+    fused = rankings.fused(FUSION)[: _clamp(wanted)]
     similar = [*rankings.vector, *rankings.period]
-    return _hits(fused, [*similar, *_similarities(fused, rankings)], rankings.text())
+    hits = _hits(fused, [*similar, *_similarities(fused, rankings)], rankings.text())
+    if evidence_only:
+        hits = [hit for hit in hits if hit.evidence][: _clamp(k)]
+    said_then = {c.id for c in rankings.period}
+    return [
+        replace(hit, in_period=True) if hit.kind == "message" and hit.chunk_id in said_then else hit
+        for hit in hits
+    ]
+
+
+def evidence_search(
+    *,
+    user: User,
+    query: str,
+    project: Project | None = None,
+    kinds: Sequence[str] = KINDS,
+    k: int = 10,
+    exclude_message_ids: Sequence[uuid.UUID | str] = (),
+    vector: Vector | None = None,
+    everything: bool = False,
+    relevant_only: bool = False,
+) -> list[SearchHit]:
+    """Search as every door into an answer does (issue 28; the rule is ``evidence``'s):
+    only what someone said or wrote — never Cairn's own answers, a bare question, a failed
+    turn or a forgotten one — unless ``everything`` is asked for; ``relevant_only`` keeps
+    the hits relevant enough to cite (a clear word match, or a close meaning)."""
+    hits = hybrid_search(
+        user=user,
+        query=query,
+        project=project,
+        kinds=kinds,
+        k=k,
+        exclude_message_ids=exclude_message_ids,
+        vector=vector,
+        evidence_only=not everything,
+    )
+    if relevant_only:
+        hits = relevant(hits, question=query, threshold=settings.CAIRN_CITE_THRESHOLD)
+    return hits
 
 
 def _similarities(fused: Sequence[tuple[Candidate, float]], rankings: Rankings) -> list[Candidate]:
@@ -310,8 +368,9 @@ _CHUNK_FIELDS = (
     *("id", "document_id", "message_id", "project_id", "chunk_index", "start", "end"),
     *("text", "created_at"),
     *("document__id", "document__path", "document__indexed_at", "document__chunk_count"),
-    *("message__id", "message__content", "message__role", "message__created_at"),
+    *("message__id", "message__content", "message__role", "message__created_at", "message__status"),
     *("message__conversation_id", "message__conversation__id", "message__conversation__title"),
+    "message__conversation__external_source",
 )
 
 
@@ -377,10 +436,14 @@ def _chunk_hit(chunk: Chunk, **common: float | None) -> SearchHit:
         )
     message = chunk.message
     assert message is not None  # a chunk is of exactly one document or message
-    passage = message.content[chunk.start : chunk.end]
+    # Quoted without another answer's citation markers or footer (issue 28).
+    passage = quotable(message.content[chunk.start : chunk.end])
     conversation = message.conversation
-    title = (
-        f"{conversation.title or 'Conversation'} ({message.role}, {message.created_at:%Y-%m-%d})"
+    title = turn_title(
+        role=message.role,
+        external_source=conversation.external_source,
+        created_at=message.created_at,
+        text=passage,
     )
     return SearchHit(
         kind="message",
@@ -394,6 +457,12 @@ def _chunk_hit(chunk: Chunk, **common: float | None) -> SearchHit:
         excerpt=_excerpt(passage),
         text=passage,
         created_at=message.created_at,
+        evidence=is_evidence(
+            role=message.role,
+            status=message.status,
+            external_source=conversation.external_source,
+            content=message.content,
+        ),
         **common,  # type: ignore[arg-type]
     )
 

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.claims.models import Claim
 from apps.claims.selectors import claim_get
-from apps.claims.services import claim_pin, claim_retract
+from apps.claims.services import claim_pin, claim_restore, claim_retract
 from apps.contexts.models import Context
 from apps.contexts.selectors import context_get, context_tree
 from apps.contexts.services import (
@@ -35,6 +35,7 @@ from apps.contexts.services import (
 from apps.core.admin_services import add_validation_error
 from apps.core.request_user import current_user
 
+from .forgetting import claim_forgotten
 from .forms import ClaimContextsForm, ClaimForm, ContextForm, PinForm
 from .services import knowledge_claim_add, knowledge_claim_edit
 from .views import context_forest, context_page, page_context
@@ -114,8 +115,22 @@ def _claim_action_done(request: HttpRequest, claim: Claim, text: str) -> HttpRes
 def claim_retract_view(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
     claim = claim_get(user=current_user(request), claim_id=claim_id)
     claim_retract(claim=claim)
+    # Said from what is now hidden, after the write (issue 28).
     return _claim_action_done(
-        request, claim, f"Retracted {_label(claim)}: answers no longer use it."
+        request, claim, claim_forgotten(claim=claim).sentence(label=_label(claim))
+    )
+
+
+@require_POST
+def claim_restore_view(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
+    claim = claim_get(user=current_user(request), claim_id=claim_id)
+    try:
+        claim_restore(claim=claim)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect("knowledge:claim", claim.pk)
+    return _claim_action_done(
+        request, claim, claim_forgotten(claim=claim).sentence(label=_label(claim), restored=True)
     )
 
 

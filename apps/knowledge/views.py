@@ -21,7 +21,7 @@ from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.models import User
-from apps.claims.models import USABLE_STATUSES, Claim, Tag
+from apps.claims.models import USABLE_STATUSES, Claim, ClaimStatus, Tag
 from apps.claims.presentation import source_message_url, supersession_chain
 from apps.claims.selectors import (
     claim_get,
@@ -42,6 +42,7 @@ from apps.contexts.selectors import (
 )
 from apps.core.request_user import current_user
 
+from .forgetting import claim_forgotten
 from .forms import ClaimContextsForm, ClaimFilterForm, ContextForm, ReviewForm
 
 PAGE_SIZE = 25
@@ -212,6 +213,11 @@ def claim_detail(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
             chain=supersession_chain(claim=claim),
             source_message=message,
             source_url=source_message_url(message) if message else None,
+            forgotten_now=(
+                claim_forgotten(claim=claim).hidden_now()
+                if claim.status == ClaimStatus.RETRACTED
+                else ""
+            ),
             admin_url=reverse("admin:claims_claim_change", args=[claim.pk]),
         ),
     )

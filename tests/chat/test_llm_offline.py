@@ -40,7 +40,7 @@ def workout_registry() -> SourceRegistry:
     registry = SourceRegistry()
     registry.register("claim", "c-1", "#7", "My timezone is Europe/Paris")
     registry.register("claim", "c-2", "#42", "I prefer morning workouts before 8am", 0.82)
-    registry.register("fact", "f-1", "user.gym.name", "Blue Fitness")
+    registry.register("fact", "f-1", "your gym (name)", "Blue Fitness")
     registry.register("chunk", "k-1", "training-plan.md", "Week 1: three morning runs of 5 km", 0.4)
     return registry
 
@@ -93,7 +93,7 @@ async def test_it_answers_from_the_sources_most_relevant_first_with_citations() 
         "- training-plan.md says: “Week 1: three morning runs of 5 km” [4].",
         # chosen by the user (pinned, referenced: no score), so shown though no word matches
         "- Your memory says: My timezone is Europe/Paris [1].",
-        "- Your facts say user.gym.name is Blue Fitness [3].",
+        "- Your gym (name) is Blue Fitness [3].",
     ]
     assert registry.citations_in(text) == {1, 2, 3, 4}
     assert registry.invalid_citations_in(text) == set()
@@ -219,3 +219,33 @@ async def test_a_found_source_that_shares_no_word_with_the_question_is_left_out(
     )
 
     assert text == "- Your memory says: I train three mornings a week [2]."
+
+
+def test_it_reads_like_an_answer_one_sentence_a_source_each_quoted_once() -> None:
+    """Issue 28: the best source first, each quoting the original's sentence that answers
+    once (not a whole passage), then what waits for the user's review."""
+    from apps.chat.llm.offline import compose_offline_reply
+
+    registry = SourceRegistry()
+    registry.register(
+        "document",
+        "d-1",
+        "lease.pdf",
+        "RESIDENTIAL LEASE AGREEMENT. Tenant: Mara Horvat, Flat 4, Ilica 12, Zagreb. "
+        "The monthly rent is EUR 1,450, due on the first day of each month. "
+        "The deposit is two months of rent. Pets are allowed with the landlord's consent.",
+        0.7,
+    )
+    registry.register("claim", "c-1", "Rent", "I pay the monthly rent by standing order", 0.6)
+    registry.register("claim", "c-2", "Wait", "My rent goes up in May", 0.5, waiting=True)
+
+    reply = compose_offline_reply("What is my monthly rent?", registry.items())
+
+    lines = reply.splitlines()
+    assert lines[0] == (
+        "- lease.pdf says: “…The monthly rent is EUR 1,450, due on the first day of each "
+        "month” [1]."
+    )
+    assert lines[1] == "- Your memory says: I pay the monthly rent by standing order [2]."
+    assert lines[-1] == "Waiting for your review: “My rent goes up in May” [3]."
+    assert reply.count("EUR 1,450") == 1

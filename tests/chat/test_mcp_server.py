@@ -29,6 +29,7 @@ TOOLS = {
     "update_claim",
     "complete_claim",
     "retract_claim",
+    "restore_claim",
     "resolve_references",
     "read_document",
     "get_facts",

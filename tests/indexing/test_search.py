@@ -133,7 +133,7 @@ def test_a_short_reply_is_found_by_what_it_answers(user: User, project: Project)
         conversation.pk,
     )
     assert hit.text == "Yes, last May!"
-    assert hit.title.startswith("Travel (user, ")
+    assert hit.title.startswith("You, ")  # who said it and when (issue 28)
 
 
 def test_archived_conversations_and_excluded_messages_are_left_out(

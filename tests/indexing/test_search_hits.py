@@ -47,6 +47,6 @@ def test_hits_of_every_kind_come_in_two_queries(user: User, project: Project) ->
     assert hits[1].document_path == passage.document.path
     assert hits[1].text == "Bees need water in summer"
     assert hits[2].text == "Where do my bees drink?"
-    assert hits[2].title.startswith("A chat (user, ")
+    assert hits[2].title.startswith("You, ")  # who said it, when (issue 28)
     assert hits[2].conversation_id == message.conversation_id
     assert hits[2].created_at == message.created_at

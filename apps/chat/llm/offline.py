@@ -29,8 +29,14 @@ from apps.chat.llm.types import (
     ToolSpec,
     Usage,
 )
+from apps.chat.pipeline.list_commands import (
+    ListCommand,
+    item_statement,
+    matching,
+    read_list_command,
+)
 from apps.chat.pipeline.sources import SourceItem
-from apps.chat.pipeline.tools.schemas import MEMORY_ADD
+from apps.chat.pipeline.tools.schemas import MEMORY_ADD, MEMORY_LIST, MEMORY_UPDATE
 
 OFFLINE_MODEL = "offline"
 _REMEMBER = re.compile(
@@ -94,7 +100,14 @@ class OfflineProvider:
         question = next((t.content for t in reversed(messages) if t.role == "user"), "")
         remember = _REMEMBER.match(question)
         offered = {spec.name for spec in tools}
-        if remember and tool_executor is not None and MEMORY_ADD.name in offered:
+        command = read_list_command(question)
+        obeyed: list[str] = []
+        if command and tool_executor is not None and offered >= _LIST_TOOLS:
+            async for event in _obey(command, offered, tool_executor, obeyed):
+                yield event
+        if obeyed and obeyed[0]:
+            text = obeyed[0]
+        elif remember and tool_executor is not None and MEMORY_ADD.name in offered:
             statement = " ".join(remember.group("statement").split())
             call = ToolCall(
                 id="offline_call_1", name=MEMORY_ADD.name, input={"statement": statement}
@@ -140,6 +153,99 @@ class OfflineProvider:
         return ""
 
 
+_LIST_TOOLS = {MEMORY_ADD.name, MEMORY_LIST.name, MEMORY_UPDATE.name}
+_LISTED = re.compile(r"^\[\d+\] #(?P<number>\d+) (?P<statement>.*?)(?: \(done [^()]*\))?$", re.M)
+_LIST_WORDS = {"shopping_item": "shopping list", "task": "tasks", "goal": "goals"}
+_DONE_WORDS = {"tick_off": "Ticked off", "restore": "Back on", "remove": "Removed from"}
+_UPDATE_ACTIONS = {"tick_off": "tick_off", "restore": "restore", "remove": "retract"}
+
+
+async def _obey(
+    command: ListCommand, offered: set[str], executor: ToolExecutor, reply: list[str]
+) -> AsyncIterator[StreamEvent]:
+    """Carry out a list command with the memory tools, as a model would: add each item, or
+    find each by its words on the list (``memory_list``) and change it (``memory_update``),
+    asking when two match. ``reply`` receives the answer; it stays empty when an implicit
+    command ("I bought a bike") names nothing on the list: then it was no command."""
+    calls = 0
+
+    async def call(name: str, tool_input: dict[str, object]) -> AsyncIterator[StreamEvent]:
+        nonlocal calls
+        calls += 1
+        request = ToolCall(id=f"offline_call_{calls}", name=name, input=tool_input)
+        yield request
+        yield await run_tool_call(request, available=offered, executor=executor)
+
+    where = _LIST_WORDS[command.claim_type or "shopping_item"]
+    lines: list[str] = []
+    if command.action == "add":
+        added = []
+        for item in command.items:
+            async for event in call(
+                MEMORY_ADD.name,
+                {"statement": item_statement(item), "claim_types": [command.claim_type]},
+            ):
+                yield event
+                if isinstance(event, ToolResult):
+                    saved = re.search(r"#(\d+)", event.content)
+                    if event.is_error or saved is None:
+                        lines.append(f"I could not add {item}: {event.content}")
+                    else:
+                        added.append(f"{item} (#{saved.group(1)})")
+        if added:
+            lines.insert(0, f"Added to your {where}: {_and(added)}.")
+        reply.append(" ".join(lines))
+        return
+    status = "done" if command.action == "restore" else "current"
+    listed: list[tuple[int, str]] = []
+    for claim_type in [command.claim_type] if command.claim_type else list(_LIST_WORDS):
+        async for event in call(MEMORY_LIST.name, {"type": claim_type, "status": status}):
+            yield event
+            if isinstance(event, ToolResult) and not event.is_error:
+                listed += [
+                    (int(m["number"]), m["statement"]) for m in _LISTED.finditer(event.content)
+                ]
+        if command.claim_type is None and any(matching(i, listed) for i in command.items):
+            where = _LIST_WORDS[claim_type]
+            break
+    changed, missing = [], []
+    for item in command.items:
+        found = matching(item, listed)
+        if len(found) > 1:
+            options = " or ".join(f"#{number} {statement}" for number, statement in found)
+            lines.append(f"Which {item} do you mean: {options}? Say its number.")
+            continue
+        if not found:
+            missing.append(item)
+            continue
+        number, statement = found[0]
+        async for event in call(
+            MEMORY_UPDATE.name,
+            {"claim_number": number, "action": _UPDATE_ACTIONS[command.action]},
+        ):
+            yield event
+            if isinstance(event, ToolResult):
+                if event.is_error:
+                    lines.append(f"I could not change #{number} {statement}: {event.content}")
+                else:
+                    changed.append(f"{statement} (#{number})")
+    if not command.explicit and not changed and not lines:
+        reply.append("")  # "I bought a bike": nothing on the list, so no command
+        return
+    if changed:
+        verb = _DONE_WORDS[command.action]
+        place = f" your {where}" if command.action != "tick_off" else ""
+        lines.insert(0, f"{verb}{place}: {_and(changed)}.")
+    if missing:
+        state = "done on" if command.action == "restore" else "on"
+        lines.append(f"I found no {_and(missing, 'or')} {state} your {where}.")
+    reply.append(" ".join(lines))
+
+
+def _and(parts: Sequence[str], word: str = "and") -> str:
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} {word} {parts[-1]}"
+
+
 def compose_offline_reply(
     question: str, sources: Sequence[SourceItem], *, max_sources: int = 5
 ) -> str:
@@ -151,16 +257,23 @@ def compose_offline_reply(
     if len(asked) > 160:
         asked = asked[:159].rstrip() + "…"
     terms = _terms(asked)
+    # What the user said here that waits for their review: used, and said to wait (issue 28).
+    waiting = [item for item in sources if item.waiting]
     relevant = [
         item
         for item in sources
-        if item.score is None or item.score >= CLOSE_BY_MEANING or _overlap(terms, item) > 0
+        if not item.waiting
+        and (item.score is None or item.score >= CLOSE_BY_MEANING or _overlap(terms, item) > 0)
     ]
     ranked = sorted(
         relevant, key=lambda item: (-_overlap(terms, item), -(item.score or 0.0), item.number)
     )
     chosen = ranked[:max_sources]
+    held = "; ".join(f"“{_quote(item.excerpt, terms)}” [{item.number}]" for item in waiting)
+    held_line = f"Waiting for your review: {held}." if held else ""
     if not chosen:
+        if held_line:
+            return held_line
         about = f" about “{asked}”" if asked else ""
         return (
             f"I found nothing{about} in your memory or files yet. Add it on the Knowledge "
@@ -171,6 +284,8 @@ def compose_offline_reply(
     more = len(relevant) - len(chosen)
     if more > 0:
         sentences.append(f"\n({more} more source{'s' if more != 1 else ''} not shown.)")
+    if held_line:
+        sentences.append("\n" + held_line)
     return "\n".join(sentences)
 
 
@@ -208,11 +323,11 @@ def _sentence(item: SourceItem, terms: set[str]) -> str:
     if item.kind == "claim":
         return f"Your memory says: {excerpt}"
     if item.kind == "fact":
-        return f"Your facts say {title} is {excerpt}"
+        return f"{title[:1].upper()}{title[1:]} is {excerpt}"
     if item.kind == "message" and ", " in title:
         speaker, _, rest = title.partition(", ")
         day = rest.split(":", 1)[0]
-        verb = "you said" if speaker == "You" else "I said"
+        verb = "you said" if speaker == "You" else f"{speaker} said"
         return f"On {day} {verb}: “{excerpt}”"
     return f"{title or 'A file'} says: “{excerpt}”"
 
@@ -281,16 +396,21 @@ def _remembered_reply(statement: str, result: ToolResult) -> str:
 
 
 def _quote(text: str, terms: set[str]) -> str:
-    """About ``_EXCERPT_CHARS`` of a source: all of a short one; of a longer one (a file's
-    passage is up to 2,048 characters), what follows the first sentence sharing the most
-    words with the question, since that is where the answer is (the start if none does)."""
-    if len(text) <= _EXCERPT_CHARS:
-        return text
+    """What to quote of a source, once: all of a short one; of a longer one (a file's
+    passage is up to 2,048 characters) the sentence sharing the most words with the
+    question (with the next when it is short), since that is where the answer is; at most
+    ``_EXCERPT_CHARS``."""
     starts = [0, *(match.end() for match in _SENTENCE_BREAK.finditer(text))]
     ends = [*starts[1:], len(text)]
     overlaps = [len(terms & _terms(text[a:b])) for a, b in zip(starts, ends, strict=True)]
-    start = starts[overlaps.index(max(overlaps))]
-    quote = text[start:]
+    best = overlaps.index(max(overlaps))
+    if len(starts) == 1 or len(text) <= _EXCERPT_CHARS:
+        quote, start = text, 0
+    else:
+        start, end = starts[best], ends[best]
+        if end - start < 60 and best + 1 < len(ends):
+            end = ends[best + 1]
+        quote = text[start:end].strip()
     if len(quote) > _EXCERPT_CHARS:
         quote = quote[: _EXCERPT_CHARS - 1].rsplit(" ", 1)[0] + "…"
     return ("…" if start else "") + quote

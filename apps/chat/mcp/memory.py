@@ -20,11 +20,11 @@ from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.chat.pipeline.prompt import sanitize_memory_text
 from apps.claims.models import Claim, ClaimOrigin, ClaimStatus, ClaimType
 from apps.claims.selectors import claim_by_number, claim_list, claims_by_id
-from apps.claims.services import claim_complete, claim_retract, claim_update
+from apps.claims.services import claim_complete, claim_restore, claim_retract, claim_update
 from apps.contexts.references import resolve_message, resolve_reference
 from apps.facts.selectors import facts_current
 from apps.facts.services import fact_store
-from apps.indexing.search import KINDS, hybrid_search
+from apps.indexing.search import KINDS, evidence_search
 from apps.indexing.selectors import document_text_for_user
 from apps.projects.models import Project
 from apps.projects.services import project_chosen_or_personal
@@ -57,16 +57,27 @@ class UserMemory:
 
     # Finding
 
-    def search(self, *, query: str, kinds: Sequence[str], project: str | None, limit: int) -> str:
+    def search(
+        self,
+        *,
+        query: str,
+        kinds: Sequence[str],
+        project: str | None,
+        limit: int,
+        everything: bool = False,
+    ) -> str:
         unknown = sorted(set(kinds) - set(KINDS))
         if unknown:
             raise MemoryToolError(f"Unknown kinds {unknown}; use {list(KINDS)}.")
-        hits = hybrid_search(
+        # What someone said or wrote, as every answer's sources are (issue 28); Cairn's own
+        # answers and the user's bare questions only when ``everything`` is asked for.
+        hits = evidence_search(
             user=self.user,
             query=query,
             project=self._project(project) if project else None,
             kinds=tuple(kinds) or KINDS,
             k=limit,
+            everything=everything,
         )
         claims = claims_by_id(
             user=self.user, ids=[hit.claim_id for hit in hits if hit.claim_id is not None]
@@ -174,6 +185,11 @@ class UserMemory:
             claim_update(claim=claim, statement=statement)
         elif action == "retract":
             claim_retract(claim=claim)
+        elif action == "restore":
+            try:
+                claim_restore(claim=claim)
+            except ValidationError as error:
+                raise MemoryToolError(" ".join(error.messages)) from error
         else:
             claim_complete(claim=claim, action="complete", note=note)
         claim.refresh_from_db()

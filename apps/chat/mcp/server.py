@@ -70,14 +70,25 @@ async def search_memory(
         str | None, Field(description="A project's UUID to search only its files and chats.")
     ] = None,
     limit: Annotated[int, Field(ge=1, le=50, description="At most this many passages.")] = 8,
+    everything: Annotated[
+        bool,
+        Field(
+            description="Also Cairn's own answers and the user's bare questions (left out by "
+            "default: they are not evidence)."
+        ),
+    ] = False,
 ) -> str:
     """Search the user's memory (claims, indexed files and past chats) by meaning and words.
 
     Returns numbered passages, best first, each with its provenance: a claim's #number and
-    @friendly_id, a file's name, document id and character range, or a chat's title and
-    message id. Cite them by their [N]."""
+    @friendly_id, a file's name, document id and character range, or a chat turn titled by
+    who wrote it and when ("You, 3 May", "ChatGPT, 6 May 2024") and its message id. Cite
+    them by their [N]."""
     return await _run(
-        ctx, lambda m: m.search(query=query, kinds=kinds, project=project, limit=limit)
+        ctx,
+        lambda m: m.search(
+            query=query, kinds=kinds, project=project, limit=limit, everything=everything
+        ),
     )
 
 
@@ -169,8 +180,17 @@ async def complete_claim(
 
 @mcp.tool()
 async def retract_claim(ctx: Context, number: Number) -> str:
-    """Retract claim #number because it is wrong: it is no longer used in answers."""
+    """Retract claim #number because it is wrong: it is no longer used in answers, nor is
+    the chat turn it was taken from or the facts derived from that turn. restore_claim
+    undoes it."""
     return await _run(ctx, lambda m: m.change_claim(number=number, action="retract"))
+
+
+@mcp.tool()
+async def restore_claim(ctx: Context, number: Number) -> str:
+    """Undo retract_claim (claim #number is used in answers again, with its chat turn and
+    facts), or put a done item back on its list."""
+    return await _run(ctx, lambda m: m.change_claim(number=number, action="restore"))
 
 
 @mcp.tool()

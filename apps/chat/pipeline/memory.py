@@ -22,13 +22,15 @@ from apps.claims.selectors import (
     claims_pinned,
     claims_usable,
     claims_usable_lean,
+    claims_waiting_in_conversation,
     lean_claims,
 )
 from apps.contexts.references import ReferenceResolution
+from apps.indexing import evidence
 from apps.indexing import search as index_search
 from apps.indexing.embeddings import Vector
 
-from .types import MemoryItem
+from .types import WAITING_LABEL, MemoryItem
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -37,7 +39,6 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MEMORY_TOKEN_BUDGET = 3000
 AUTO_LIMIT = 8
-# Cosine similarity an AUTO claim needs to be worth the model's attention (seeds/004).
 
 
 def estimate_tokens(text: str) -> int:
@@ -58,16 +59,35 @@ def auto_claims(
     except Exception:  # search down: the turn goes on with the memory it was given
         logger.exception("claim search failed")
         return []
+    # Relevant as any source is (issue 28): a clear word match, or a close meaning.
     relevant = [
         hit
-        for hit in hits
+        for hit in evidence.relevant(hits, question=query, threshold=settings.CAIRN_CITE_THRESHOLD)
         if hit.claim_id
-        and hit.vector_similarity is not None
-        and hit.vector_similarity >= settings.CAIRN_CITE_THRESHOLD
     ]
     claims = claims_usable_lean(user=user, ids=[hit.claim_id for hit in relevant])  # type: ignore[misc]
     scores = {hit.claim_id: hit.vector_similarity for hit in relevant}
     return [(claim, scores.get(claim.id)) for claim in claims[:AUTO_LIMIT]]
+
+
+def waiting_claims(
+    *, user: User, conversation: Conversation, query: str, query_vector: Vector | None
+) -> list[tuple[LeanClaim, float | None]]:
+    """What the user said in this conversation that waits for their review (suggest mode)
+    and bears on the question — by its words or its meaning, the rule of every source: it
+    is the user's own turn, so the conversation uses it (issue 28), and says so."""
+    claims = claims_waiting_in_conversation(
+        user=user,
+        conversation_id=conversation.pk,
+        vector=None if query_vector is None else [float(x) for x in query_vector],
+    )
+    wanted = evidence.content_words(query)
+    return [
+        (claim, similarity)
+        for claim, similarity in claims
+        if (similarity is not None and similarity >= settings.CAIRN_CITE_THRESHOLD)
+        or evidence.covers(wanted, claim.statement) >= evidence.WORD_COVER_SHARE
+    ]
 
 
 def gather_memory(
@@ -104,10 +124,13 @@ def gather_memory(
     for resolution in resolutions:
         add(resolution.claims, resolution.label, 0)
     add(claims_usable_lean(user=user, ids=list(attached_claim_ids)), "ATTACHED", 1)
+    auto = auto_claims(user, query, query_vector)
+    scores = {claim.id: score for claim, score in auto}
     add(
         lean_claims(claims_pinned(user=user).order_by("-updated_at"), limit=50),
         "GLOBAL PINNED",
         2,
+        scores,
     )
     add(
         lean_claims(
@@ -118,9 +141,23 @@ def gather_memory(
         ),
         "CONV PINNED",
         3,
+        scores,
     )
-    auto = auto_claims(user, query, query_vector)
-    add([claim for claim, _ in auto], "AUTO", 4, {claim.id: score for claim, score in auto})
+    add([claim for claim, _ in auto], "AUTO", 4, scores)
+    waiting = waiting_claims(
+        user=user, conversation=conversation, query=query, query_vector=query_vector
+    )
+    add(
+        [claim for claim, _ in waiting],
+        WAITING_LABEL,
+        5,
+        {claim.id: score for claim, score in waiting},
+    )
+    # Pinned means background (issue 28): a pinned claim the question is not about is
+    # standing context for the model, not a source of this answer.
+    for item in items:
+        if item.priority in (2, 3) and item.claim.id not in scores:
+            item.background = True
     return fit_budget(items, token_budget)
 
 

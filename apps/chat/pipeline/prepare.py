@@ -9,7 +9,6 @@ instead of failing it.
 from __future__ import annotations
 
 import logging
-import re
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -25,20 +24,22 @@ from apps.chat.error_codes import ErrorCode
 from apps.chat.llm import ChatTurn
 from apps.chat.models import Conversation, Message
 from apps.chat.pipeline.prompt import ChunkLine, FactLine, MemoryLine, build_system_prompt
-from apps.chat.pipeline.sources import SourceRegistry, without_footer
+from apps.chat.pipeline.sources import SourceRegistry
 from apps.chat.reading import read_references
-from apps.chat.selectors import conversation_recent_messages, messages_as_evidence
+from apps.chat.selectors import conversation_recent_messages
 from apps.chat.services import message_append
 from apps.contexts.reference_parser import ParsedReference
 from apps.contexts.references import ReferenceResolution, resolve_parsed
 from apps.core.concurrency import run_beside
 from apps.facts import services as facts_services
 from apps.facts.models import ProjectFact
-from apps.facts.wording import fact_change_text
+from apps.facts.wording import display_value, fact_change_text, key_short_label
 from apps.indexing import embeddings
 from apps.indexing import search as index_search
 from apps.indexing import services as indexing_services
 from apps.indexing.embeddings import Vector
+from apps.indexing.evidence import hidden_message_ids
+from apps.indexing.quoting import quotable
 from apps.indexing.search import SearchHit
 
 from .lists import list_sections
@@ -128,7 +129,13 @@ def persist_facts(
         updated=result.updated,
         ambiguous_topics=tuple(result.ambiguous_topics),
         unresolved=tuple(result.unresolved),
-        changes=tuple(fact_change_text(fact) for fact in result.facts),
+        # A thing merely mentioned ("mentioned.date…") is a link on the facts page, not a
+        # fact the user would write down: it is kept, but not announced as saved (issue 28).
+        changes=tuple(
+            fact_change_text(fact)
+            for fact in result.facts
+            if not fact.fact_key.startswith("mentioned.")
+        ),
     )
     return counts, [tuple(span) for span in result.rank_spans]  # type: ignore[misc]
 
@@ -178,7 +185,10 @@ def relevant_facts(
 ) -> tuple[list[ProjectFact], int]:
     try:
         result = facts_services.facts_relevant(
-            project=conversation.project, query=query, exclude_message=message
+            project=conversation.project,
+            query=query,
+            exclude_message=message,
+            hidden_message_ids=hidden_message_ids(user=conversation.user),
         )
     except Exception:
         logger.exception("facts_relevant failed")
@@ -194,16 +204,16 @@ def relevant_chunks(
     message: Message,
     query_vector: Vector | None = None,
 ) -> list[SearchHit]:
-    """Passages of files and past chats close enough to the question to be cited, and
-    only those that are evidence (issue 17): never the turns the model already has as this
-    conversation's history, a bare question of the user's, or an answer that failed or
-    was stopped. Chat passages are titled by who said them and when."""
+    """Passages of files and past chats relevant enough to be cited, and only those that
+    are evidence (``apps.indexing.evidence``, issue 28): never Cairn's own answers, a bare
+    question of the user's or a forgotten turn, nor the turns the model already has as
+    this conversation's history. Chat passages are titled by who said them and when."""
     recent = [
         m.pk
         for m in conversation_recent_messages(conversation=conversation, limit=HISTORY_MESSAGES)
     ]
     try:
-        hits = index_search.hybrid_search(
+        hits = index_search.evidence_search(
             user=user,
             query=query,
             project=conversation.project,
@@ -211,57 +221,12 @@ def relevant_chunks(
             k=CHUNK_LIMIT * 3,
             exclude_message_ids=(message.id, *recent),
             vector=query_vector,
+            relevant_only=True,
         )
     except Exception:
         logger.exception("chunk search failed")
         return []
-    close = [
-        hit
-        for hit in hits
-        if hit.vector_similarity is not None
-        and hit.vector_similarity >= settings.CAIRN_CITE_THRESHOLD
-    ]
-    return evidence_only(user=user, hits=close)[:CHUNK_LIMIT]
-
-
-def evidence_only(*, user: User, hits: Sequence[SearchHit]) -> list[SearchHit]:
-    turns = messages_as_evidence(
-        user=user, message_ids=[hit.message_id for hit in hits if hit.message_id is not None]
-    )
-    kept = []
-    for hit in hits:
-        if hit.kind != "message" or hit.message_id is None:
-            kept.append(hit)
-            continue
-        turn = turns.get(hit.message_id)
-        if turn is None:
-            continue
-        if turn.role == Message.Role.ASSISTANT and turn.status != Message.Status.COMPLETE:
-            continue
-        if turn.role == Message.Role.USER and is_bare_question(hit.text):
-            continue
-        kept.append(replace(hit, title=turn_title(turn)))
-    return kept
-
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
-def is_bare_question(text: str) -> bool:
-    """Whether a passage only asks ("When is my dentist appointment?"): every sentence
-    of it is a question, so it holds nothing to cite."""
-    sentences = [part for part in _SENTENCE_END.split(text.strip()) if part.strip()]
-    return bool(sentences) and all(part.rstrip().endswith("?") for part in sentences)
-
-
-def turn_title(message: Message) -> str:
-    """ "You, 3 May: first words…" / "Cairn, 3 May: …": a chat source told apart by who
-    said it, when, and what."""
-    speaker = "You" if message.role == Message.Role.USER else "Cairn"
-    moment = timezone.localtime(message.created_at)
-    words = " ".join(without_footer(message.content).split())
-    opening = words if len(words) <= 60 else words[:59].rstrip() + "…"
-    return f"{speaker}, {moment.day} {moment:%b}: {opening}"
+    return hits[:CHUNK_LIMIT]
 
 
 def register_sources(
@@ -271,6 +236,8 @@ def register_sources(
     registry = SourceRegistry()
     for item in memory:
         claim = item.claim
+        if item.background:
+            continue  # standing context, shown in the prompt without a number
         # A claim is titled by what it says: "#3 @carry_two_energy_7719" told a reader
         # nothing (issue 17).
         item.source_number = registry.register(
@@ -280,11 +247,17 @@ def register_sources(
             claim.statement,
             score=item.score,
             url=reverse("knowledge:claim", args=[claim.id]),
+            waiting=item.waiting,
         )
     fact_lines = []
     for fact in facts:
+        # Titled in words ("your #1 crypto"), never by its key (issue 28).
         number = registry.register(
-            "fact", fact.fact_key, fact.fact_key, fact.value_text, url=reverse("facts:home")
+            "fact",
+            fact.fact_key,
+            f"your {key_short_label(fact.fact_key)}",
+            display_value(fact),
+            url=reverse("facts:home"),
         )
         fact_lines.append(FactLine(key=fact.fact_key, value=fact.value_text, source_number=number))
     chunk_lines = []
@@ -334,9 +307,12 @@ def history_turns(*, conversation: Conversation, message: Message) -> list[ChatT
     earlier = conversation_recent_messages(
         conversation=conversation, limit=HISTORY_MESSAGES, before_order=message.order
     )
+    # An earlier answer without its [N] markers and footer: they were that answer's
+    # numbers, and the model would read them as this turn's (issue 28).
     turns = [
         ChatTurn(
-            role="assistant" if m.role == Message.Role.ASSISTANT else "user", content=m.content
+            role="assistant" if m.role == Message.Role.ASSISTANT else "user",
+            content=quotable(m.content) if m.role == Message.Role.ASSISTANT else m.content,
         )
         for m in earlier
         if m.content.strip()

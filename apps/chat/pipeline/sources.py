@@ -23,6 +23,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from uuid import UUID
 
+# One footer mark, shared with the quoting that strips it from quoted text (issue 28).
+from apps.indexing.quoting import FOOTER_MARK, without_footer  # noqa: F401 - re-exported
+
 DEFAULT_CITE_THRESHOLD = 0.3
 
 # `[3]`, `[1, 2]`, `[1,2,5]`; not `arr[1]` (a word character before it), not a markdown link
@@ -43,6 +46,8 @@ class SourceItem:
     excerpt: str
     score: float | None = None
     url: str | None = None
+    # A statement of the user's still waiting for their review (suggest mode, issue 28).
+    waiting: bool = False
 
 
 def passes_cite_threshold(score: float | None, threshold: float = DEFAULT_CITE_THRESHOLD) -> bool:
@@ -70,6 +75,7 @@ class SourceRegistry:
         excerpt: str,
         score: float | None = None,
         url: str | None = None,
+        waiting: bool = False,
     ) -> int:
         """Return the item's number, registering it if this (kind, ref_id) is new.
 
@@ -90,6 +96,7 @@ class SourceRegistry:
                 excerpt=excerpt,
                 score=score,
                 url=url,
+                waiting=waiting,
             )
         )
         self._by_key[key] = number
@@ -156,9 +163,6 @@ class SourceRegistry:
         return _footer(self.items() if include_uncited else self.cited_items(text))
 
 
-FOOTER_MARK = "\n\n---\n**Sources:**\n"
-
-
 @dataclass(frozen=True)
 class Renumbered:
     """An answer with its sources numbered by first use (see the module docstring)."""
@@ -205,11 +209,6 @@ def _footer(items: Sequence[SourceItem]) -> str:
     # Two trailing spaces make a Markdown line break: with a bare newline the page
     # showed every source on one line.
     return FOOTER_MARK + "  \n".join(_footer_line(item) for item in items)
-
-
-def without_footer(content: str) -> str:
-    """An answer as it was written, without the sources footer appended to it."""
-    return content.split(FOOTER_MARK, 1)[0]
 
 
 def _cited_numbers(text: str) -> list[int]:

@@ -13,6 +13,7 @@ from apps.claims.selectors import LeanClaim
 from apps.contexts.references import ReferenceResolution
 
 MAX_MESSAGE_CHARS = 32 * 1024
+WAITING_LABEL = "WAITING"
 
 
 class TurnRejected(ValueError):
@@ -40,6 +41,14 @@ class MemoryItem:
     priority: int
     score: float | None = None
     source_number: int | None = None
+    # A pinned claim the question is not about: in the prompt as standing context, never
+    # a numbered source of the answer (issue 28).
+    background: bool = False
+
+    @property
+    def waiting(self) -> bool:
+        """A statement of the user's in this conversation still waiting for review."""
+        return self.label == WAITING_LABEL
 
     @property
     def is_referenced(self) -> bool:
@@ -54,6 +63,7 @@ class MemoryItem:
             "claim_types": list(self.claim.claim_types),
             "label": self.label,
             "source": self.source_number,
+            "background": self.background,
         }
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
 from django.db.models import F
+from django.utils import timezone
 
 from apps.claims.friendly_ids import generate_friendly_id
 from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
@@ -201,7 +202,14 @@ def claim_update(
 
 
 def claim_retract(*, claim: Claim) -> Claim:
-    return claim_update(claim=claim, status=ClaimStatus.RETRACTED, pinned=False)
+    """The claim leaves every answer — and so does the chat turn it was taken from
+    (``apps.indexing.evidence``); ``claim_restore`` undoes it, pin and all."""
+    metadata = {
+        **claim.metadata,
+        "retracted_at": timezone.now().isoformat(),
+        "pinned_before_retraction": claim.pinned,
+    }
+    return claim_update(claim=claim, status=ClaimStatus.RETRACTED, pinned=False, metadata=metadata)
 
 
 def claim_pin(*, claim: Claim, pinned: bool) -> Claim:

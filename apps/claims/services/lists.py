@@ -41,9 +41,18 @@ def claim_complete(*, claim: Claim, action: CompletionAction = "complete", note:
 
 @transaction.atomic
 def claim_restore(*, claim: Claim) -> Claim:
-    """A done item back on its list, active again; when it was done stays in its history."""
-    if claim.status != ClaimStatus.DONE:
-        raise ValidationError({"status": f"#{claim.number} is {claim.status}, not done."})
+    """A done item back on its list, or a retracted claim back in the answers (with the
+    turn it was taken from, and pinned again if it was), active again; when it was done
+    or retracted stays in its history."""
+    if claim.status not in (ClaimStatus.DONE, ClaimStatus.RETRACTED):
+        raise ValidationError(
+            {"status": f"#{claim.number} is {claim.status}, not done (nor retracted)."}
+        )
     metadata = {key: value for key, value in claim.metadata.items() if key != "note"}
     metadata["restored_at"] = timezone.now().isoformat()
+    pinned = bool(metadata.pop("pinned_before_retraction", False))
+    if claim.status == ClaimStatus.RETRACTED:
+        return claim_update(
+            claim=claim, metadata=metadata, status=ClaimStatus.ACTIVE, pinned=pinned
+        )
     return claim_update(claim=claim, metadata=metadata, status=ClaimStatus.ACTIVE)

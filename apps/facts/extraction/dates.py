@@ -28,7 +28,7 @@ from datetime import date, datetime, timedelta
 from .keys import labelled_key, mention_key
 from .labels import label_before
 from .text import SpanIndex
-from .types import ExtractedFact
+from .types import ExtractedFact, ValueType
 
 # fmt: off
 MONTHS = {
@@ -178,6 +178,19 @@ def find_dates(text: str, claimed: SpanIndex, now: datetime) -> list[ExtractedFa
             or match.group("my_m")
         )
         confidence = 0.9 if relative else 0.95
+        value_type: ValueType = "date"
+        recurring = _RECURRING.search(text, max(0, match.start() - 40), match.start())
+        if recurring and not relative and not re.search(r"\b\d{4}\b", match.group(0)):
+            # "Lena's birthday is on March 14": every year, not this year's (issue 28).
+            day = date.fromisoformat(value)
+            value, value_type = f"{day.day} {calendar.month_name[day.month]}", "string"
+            if not born and not label:
+                who, what = recurring.group("who"), recurring.group("what").lower()
+                mine = who.lower() == "my"
+                key = labelled_key("dates", what if mine else f"{who} {what}", mine=mine)
+                statement = (recurring.start(), match.end())
+                facts.append(_date_fact(key, value, value_type, statement, match, confidence))
+                continue
         if born:
             key, statement = "user.dates.birthday", (born.start(), match.end())
         elif label:
@@ -187,17 +200,33 @@ def find_dates(text: str, claimed: SpanIndex, now: datetime) -> list[ExtractedFa
             continue
         else:
             key, statement, confidence = mention_key("date", value), match.span(), confidence - 0.1
-        facts.append(
-            ExtractedFact(
-                key=key,
-                value=value,
-                value_type="date",
-                kind="date",
-                topic=None,
-                rank=None,
-                span=statement,
-                confidence=round(confidence, 2),
-                value_span=match.span(),
-            )
-        )
+        facts.append(_date_fact(key, value, value_type, statement, match, confidence))
     return facts
+
+
+# Dates that come back every year: without a year they are a day and a month.
+_RECURRING = re.compile(
+    r"(?P<who>\b[A-Z][\w-]*|\bmy)(?:'s|’s)?\s+(?P<what>birthday|anniversary|name\s+day)\b",
+    re.IGNORECASE,
+)
+
+
+def _date_fact(
+    key: str,
+    value: str,
+    value_type: ValueType,
+    statement: tuple[int, int],
+    match: re.Match[str],
+    confidence: float,
+) -> ExtractedFact:
+    return ExtractedFact(
+        key=key,
+        value=value,
+        value_type=value_type,
+        kind="date",
+        topic=None,
+        rank=None,
+        span=statement,
+        confidence=round(confidence, 2),
+        value_span=match.span(),
+    )

@@ -7,8 +7,9 @@ project through ``project_get`` (scoped to the user).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db import connection
 from django.db.models import QuerySet
@@ -39,7 +40,11 @@ class FactsRelevantResult:
 
 
 def facts_relevant(
-    *, project: Project, query: str, exclude_message: Message | None = None
+    *,
+    project: Project,
+    query: str,
+    exclude_message: Message | None = None,
+    hidden_message_ids: QuerySet[Any, Any] | Sequence[Any] | None = None,
 ) -> FactsRelevantResult:
     """The project's current facts relevant to ``query`` (seeds/001 §1.2.4, fixing §5.1.5).
 
@@ -68,6 +73,10 @@ def facts_relevant(
     candidates = ProjectFact.objects.filter(project=project, is_current=True)
     if exclude_message is not None:
         candidates = candidates.exclude(source_message=exclude_message)
+    # Facts taken from a forgotten turn (a retracted claim's, issue 28) are forgotten too:
+    # ids, or a query of them.
+    if hidden_message_ids is not None:
+        candidates = candidates.exclude(source_message_id__in=hidden_message_ids)
     rows = _keys_and_values(candidates)
     selection = select_relevant_facts(query, rows)
     if not selection.indices:

@@ -180,6 +180,12 @@ class SearchQuerySerializer(serializers.Serializer):
         required=False, help_text="Comma-separated: claim, document, message (default all)."
     )
     k = serializers.IntegerField(required=False, min_value=1, max_value=MAX_K, default=10)
+    everything = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Also Cairn's own answers, the user's bare questions and forgotten turns "
+        "(by default search finds evidence only: what someone said or wrote).",
+    )
 
 
 class SearchHitSerializer(serializers.Serializer):

@@ -23,7 +23,7 @@ from apps.projects.selectors import project_get
 from apps.projects.services import project_chosen_or_personal
 
 from ..models import Document, Source
-from ..search import hybrid_search
+from ..search import evidence_search
 from ..selectors import document_get, document_list, source_get, source_list
 from ..services import (
     document_delete,
@@ -224,19 +224,22 @@ class SearchApi(APIView):
         "rows (chat turns also with their neighbouring turns), fused by their weighted, "
         'normalised scores. A query that names a time ("in May 2024", "last week") also ranks '
         "the chat turns said then. Only your data; claims that are active or "
-        "contested; chats that are not archived. Each hit carries its "
+        "contested; chats that are not archived; chat turns that are evidence (what you or "
+        "an imported assistant said, not Cairn's own answers or your bare questions) unless "
+        "`everything` is true. Each hit carries its "
         "provenance (document path and offsets, or conversation and message).",
         parameters=[SearchQuerySerializer],
         responses=SearchOutputSerializer,
     )
     def get(self, request: Request) -> Response:
         params = validated(SearchQuerySerializer, request.query_params)
-        hits = hybrid_search(
+        hits = evidence_search(
             user=current_user(request),
             query=params["q"],
             project=_project(request, params.get("project")),
             kinds=params.get("kinds") or ("claim", "document", "message"),
             k=params["k"],
+            everything=params["everything"],
         )
         return Response(
             {"query": params["q"], "results": SearchHitSerializer(hits, many=True).data}

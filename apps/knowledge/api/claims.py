@@ -237,10 +237,12 @@ class ClaimViewSet(viewsets.GenericViewSet):
         return Response(claim_output(claim))
 
     @extend_schema(
-        summary="Put a done item back on its list",
+        summary="Put a done item back on its list, or a retracted claim back in the answers",
         tags=[TAG],
         parameters=[CLAIM_KEY],
-        description="A done claim becomes active again; 400 names the status otherwise.",
+        description="A done or retracted claim becomes active again (a retracted one with "
+        "the chat turn it was taken from and the facts derived from it, and pinned again if "
+        "it was); 400 names the status otherwise.",
         request=None,
         responses=ClaimOutputSerializer,
     )

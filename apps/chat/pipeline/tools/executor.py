@@ -12,14 +12,13 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
 from apps.chat.llm import ToolCall, ToolResult
 from apps.chat.models import Message
-from apps.chat.pipeline.sources import SourceRegistry, without_footer
+from apps.chat.pipeline.sources import SourceRegistry
 from apps.chat.pipeline.tools.schemas import (
     MAX_LIST_ITEMS,
     MemoryAddInput,
@@ -30,14 +29,16 @@ from apps.chat.pipeline.tools.schemas import (
     ToolInputError,
     parse_tool_input,
 )
-from apps.chat.selectors import message_surroundings, messages_as_evidence
-from apps.claims.models import Claim, ClaimOrigin
+from apps.chat.selectors import message_surroundings
+from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
 from apps.claims.selectors import claim_by_number, claims_by_id, claims_on_list
 from apps.claims.services import claim_complete, claim_restore, claim_retract, claim_supersede
+from apps.indexing.evidence import said_by, said_on
+from apps.indexing.quoting import quotable
 from apps.indexing.selectors import chunk_document_id, chunk_message_id
 
 from ..dedupe import claim_add_or_reinforce
-from ..prepare import passage_url, turn_title
+from ..prepare import passage_url
 from ..prompt import sanitize_memory_block, sanitize_memory_text
 from ..threads import in_worker_thread
 
@@ -107,8 +108,9 @@ class TurnTools:
             claim_retract(claim=claim)
             change = f"Retracted {before}"
         elif data.action == "restore":
+            was_retracted = claim.status == ClaimStatus.RETRACTED
             claim_restore(claim=claim)
-            change = f"Back on its list: {before}"
+            change = f"{'Restored' if was_retracted else 'Back on its list'}: {before}"
         elif data.action == "edit":
             if not data.statement:
                 raise ToolInputError("An edit needs the new statement.")
@@ -131,23 +133,16 @@ class TurnTools:
         self.message.save(update_fields=["notices"])
 
     def memory_search(self, data: MemorySearchInput) -> str:
-        from apps.indexing.search import hybrid_search
+        from apps.indexing.search import evidence_search
 
-        hits = [
-            hit
-            for hit in hybrid_search(user=self.user, query=data.query, k=data.limit)
-            if hit.vector_similarity is not None
-            and hit.vector_similarity >= settings.CAIRN_CITE_THRESHOLD
-        ]
+        # Evidence only, and only what is relevant enough to cite (issue 28): the same rule
+        # as the turn's own sources; chat turns come titled by who said them and when.
+        hits = evidence_search(user=self.user, query=data.query, k=data.limit, relevant_only=True)
         if not hits:
             return "Nothing in memory matches."
         claims = claims_by_id(
             user=self.user,
             ids=[hit.claim_id for hit in hits if hit.kind == "claim" and hit.claim_id],
-        )
-        # A past chat turn is titled by who said it and when, as in the turn's own sources.
-        turns = messages_as_evidence(
-            user=self.user, message_ids=[hit.message_id for hit in hits if hit.message_id]
         )
         lines = []
         for hit in hits:
@@ -158,17 +153,15 @@ class TurnTools:
                 number = self._register_claim(claim)
                 lines.append(f"[{number}] #{claim.number} {_safe(claim.statement)}")
             else:
-                turn = turns.get(hit.message_id) if hit.message_id else None
-                title = turn_title(turn) if turn is not None else hit.title
                 number = self.registry.register(
                     hit.kind,
                     str(hit.chunk_id),
-                    title,
+                    hit.title,
                     hit.excerpt,
                     score=hit.vector_similarity,
                     url=passage_url(hit),
                 )
-                lines.append(f"[{number}] {_safe(title, 200)}: {_safe(hit.excerpt)}")
+                lines.append(f"[{number}] {_safe(hit.title, 200)}: {_safe(hit.excerpt)}")
         return "\n".join(lines)
 
     def memory_list(self, data: MemoryListInput) -> str:
@@ -242,9 +235,9 @@ class TurnTools:
 
 
 def _chat_line(message: Message) -> str:
-    speaker = "You" if message.role == Message.Role.USER else "Cairn"
-    when = timezone.localtime(message.created_at)
-    return f"{speaker}, {when.day} {when:%b %Y}: {_safe(without_footer(message.content), 4000)}"
+    speaker = said_by(role=message.role, external_source=message.conversation.external_source)
+    when = said_on(message.created_at)
+    return f"{speaker}, {when}: {_safe(quotable(message.content), 4000)}"
 
 
 def _day(moment: datetime) -> str:

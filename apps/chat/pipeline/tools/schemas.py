@@ -82,7 +82,8 @@ MEMORY_UPDATE = ToolSpec(
     description=(
         "Change an existing memory by its claim number (the #N on its memory line or in "
         "memory_list): 'complete' a goal or task, 'tick_off' a shopping item that was "
-        "bought (both mark it done, kept as history), 'restore' a done item to its list, "
+        "bought (both mark it done, kept as history), 'restore' a done item to its list "
+        "or a retracted memory to the answers, "
         "'retract' a memory that is no longer true, or 'edit' it with a corrected "
         "statement (a new memory replaces it; the old version is kept as history)."
     ),
