@@ -43,14 +43,24 @@ class InputProblem:
         return {self.field: [self.message]}
 
 
-def text_problem(value: str) -> str | None:
-    """Why PostgreSQL would refuse this text, in words; None when it is fine."""
+def unstorable_text(value: str) -> str | None:
+    """Why PostgreSQL cannot store these characters at all (a NUL, an unpaired
+    surrogate), in words; None when it can. For text a service builds from input it
+    decoded itself (JSON text inside a field), which no door has seen as characters."""
     if "\x00" in value:
         return "Remove the NUL character (U+0000): it cannot be stored."
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
         return "Remove the unpaired surrogate character: it is not valid Unicode text."
+    return None
+
+
+def text_problem(value: str) -> str | None:
+    """Why PostgreSQL would refuse this text, in words; None when it is fine."""
+    problem = unstorable_text(value)
+    if problem:
+        return problem
     if _DATETIME.match(value) and not datetime_storable(value):
         return DATE_RANGE_MESSAGE
     return None
