@@ -81,9 +81,10 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def running_site(*, lifespan: bool = True) -> Iterator[int]:
+def running_site(*, lifespan: bool = True, **env: str) -> Iterator[int]:
     """The site served by uvicorn as `make run` serves it (websockets, the ASGI lifespan
-    that the MCP server needs), on this test's database; yields its port."""
+    that the MCP server needs), on this test's database, with ``env`` added to its
+    environment (settings); yields its port."""
     port = free_port()
     process = subprocess.Popen(
         [
@@ -99,7 +100,7 @@ def running_site(*, lifespan: bool = True) -> Iterator[int]:
             "on" if lifespan else "off",
         ],
         cwd=ROOT,
-        env=process_env(CAIRN_WARM_UP="0"),
+        env=process_env(CAIRN_WARM_UP="0", **env),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
