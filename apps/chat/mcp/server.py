@@ -23,6 +23,7 @@ from apps.core.validation import INT_MAX, not_a_boolean
 from .auth import SCOPE_USER_ID, TokenAuthMiddleware
 from .guard import GuardedMCPServer
 from .memory import MemoryToolError, UserMemory
+from .streams import StreamLimits
 
 INSTRUCTIONS = (
     "Cairn is this user's long-term memory: atomic claims with numbers (#12) and friendly "
@@ -275,12 +276,12 @@ def _transport_security() -> TransportSecuritySettings:
 
 
 def mcp_asgi_apps() -> tuple[Any, Any]:
-    """(the app for HTTP requests, behind API-token authentication; the SDK's own app,
-    whose lifespan runs the SDK's task group)."""
+    """(the app for HTTP requests, behind API-token authentication and the bounds on
+    event streams; the SDK's own app, whose lifespan runs the SDK's task group)."""
     app = mcp.streamable_http_app(
         streamable_http_path="/mcp/",
         stateless_http=True,
         json_response=True,
         transport_security=_transport_security(),
     )
-    return TokenAuthMiddleware(app), app
+    return TokenAuthMiddleware(StreamLimits(app)), app
