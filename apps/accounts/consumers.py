@@ -7,7 +7,10 @@ from typing import Any
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 
-CLOSE_UNAUTHENTICATED = 4401
+from .sessions import CLOSE_SESSION_CHANGED, CLOSE_UNAUTHENTICATED, auth_group_name, session_tag
+
+__all__ = ["CLOSE_NOT_FOUND", "CLOSE_SESSION_CHANGED", "CLOSE_UNAUTHENTICATED"]
+
 CLOSE_NOT_FOUND = 4404
 
 
@@ -30,11 +33,34 @@ class NotFoundConsumer(AsyncWebsocketConsumer):
         await refuse(self, CLOSE_NOT_FOUND)
 
 
+class SessionBound(AsyncWebsocketConsumer):
+    """A socket that ends with its session (apps/accounts/sessions.py): it joins its
+    user's ``auth`` group once authenticated, and a ``session.ended`` message for its
+    session (or for all of the user's) closes it with the code the message carries."""
+
+    auth_group: str | None = None
+    session: str | None = None
+
+    async def join_session(self, user_id: object) -> None:
+        session = self.scope.get("session")
+        self.session = session_tag(session.session_key if session is not None else None)
+        self.auth_group = auth_group_name(user_id)
+        await self.channel_layer.group_add(self.auth_group, self.channel_name)
+
+    async def leave_session(self) -> None:
+        if self.auth_group:
+            await self.channel_layer.group_discard(self.auth_group, self.channel_name)
+
+    async def session_ended(self, event: dict[str, Any]) -> None:
+        if event["session"] is None or event["session"] == self.session:
+            await self.close(code=event["code"])
+
+
 def user_group_name(user_id: object) -> str:
     return f"user.{user_id}"
 
 
-class UserEventsConsumer(AsyncJsonWebsocketConsumer):
+class UserEventsConsumer(SessionBound, AsyncJsonWebsocketConsumer):
     group: str | None = None
 
     async def connect(self) -> None:
@@ -44,12 +70,14 @@ class UserEventsConsumer(AsyncJsonWebsocketConsumer):
             return
         self.group = user_group_name(user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.join_session(user.pk)
         await self.accept()
         await self.send_json({"type": "hello", "user": user.email})
 
     async def disconnect(self, code: int) -> None:
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self.leave_session()
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if isinstance(content, dict) and content.get("type") == "ping":

@@ -9,12 +9,11 @@ import logging
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404
 
-from apps.accounts.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, refuse
+from apps.accounts.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, SessionBound, refuse
 from apps.accounts.models import User
 from apps.chat.error_codes import ErrorCode
 from apps.chat.events import Pong, TurnError, TurnEvent, event_payload
@@ -43,7 +42,7 @@ def rate_limit_allows(user_id: int) -> bool:
         return True
 
 
-class ChatConsumer(AsyncWebsocketConsumer):
+class ChatConsumer(SessionBound):  # closed when its session ends (logout, password change)
     user: User
     conversation: Conversation
     turn: asyncio.Task[Any] | None = None
@@ -62,10 +61,12 @@ class ChatConsumer(AsyncWebsocketConsumer):
             await refuse(self, CLOSE_NOT_FOUND)
             return
         self.user = user
+        await self.join_session(user.pk)
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
         self.closed = True
+        await self.leave_session()
         # The turn goes on saving what it has: cancelling it stores the partial answer.
         if self.turn is not None and not self.turn.done():
             self.turn.cancel()

@@ -57,9 +57,16 @@
       socket = null;
       window.clearInterval(heartbeat);
       hooks.close();
+      var session = window.CairnSession;
       if (event.code === 4401) {
         gaveUp = true;
-        setConn("you are logged out — log in again to chat", "down");
+        setConn("you were signed out", "down");
+        if (session) session.signedOut();
+        return;
+      }
+      if (event.code === 4409) {  // the password changed: the handshake says if we stay
+        retries = 0;
+        connect();
         return;
       }
       if (event.code === 4404) {

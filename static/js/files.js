@@ -130,7 +130,16 @@
       showProgress(card, event);
       refreshCard(event.source_id, wasRunning && !RUNNING[event.status]);
     });
-    socket.addEventListener("close", function () {
+    socket.addEventListener("close", function (event) {
+      var session = window.CairnSession;
+      if (session && event.code === session.SIGNED_OUT) {
+        session.signedOut();
+        return;
+      }
+      if (session && event.code === session.CHANGED) {
+        connect();
+        return;
+      }
       window.setTimeout(connect, retryMs);
       retryMs = Math.min(retryMs * 2, 30000);
     });
