@@ -3,9 +3,12 @@ published to the group ``user_group_name(user_id)`` and relayed to every open pa
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
+
+from apps.core.validation import input_problem
 
 from .sessions import CLOSE_SESSION_CHANGED, CLOSE_UNAUTHENTICATED, auth_group_name, session_tag
 
@@ -79,8 +82,20 @@ class UserEventsConsumer(SessionBound, AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
         await self.leave_session()
 
-    async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        if isinstance(content, dict) and content.get("type") == "ping":
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Frames pass the site's input guard like the chat's (a frame that was not JSON
+        ended the consumer with an error); the only one it answers is a ping."""
+        try:
+            content = json.loads(text_data or "")
+        except (ValueError, RecursionError):
+            await self.send_json({"type": "error", "message": 'Send JSON, e.g. {"type": "ping"}.'})
+            return
+        problem = input_problem(content)
+        if problem is not None:
+            await self.send_json(
+                {"type": "error", "message": f"{problem.field}: {problem.message}"}
+            )
+        elif isinstance(content, dict) and content.get("type") == "ping":
             await self.send_json({"type": "pong"})
 
     async def user_event(self, event: dict[str, Any]) -> None:
