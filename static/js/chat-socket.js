@@ -64,9 +64,12 @@
         if (session) session.signedOut();
         return;
       }
-      if (event.code === 4409) {  // the password changed: the handshake says if we stay
+      if (event.code === 4409) {
+        // The password changed: connect again and the handshake says whether this session
+        // stays. Not at once: the tab that changed it needs its response's new cookie.
         retries = 0;
-        connect();
+        setConn("checking the session…");
+        retryTimer = window.setTimeout(connect, session ? session.RECHECK_MS : 1500);
         return;
       }
       if (event.code === 4404) {

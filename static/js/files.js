@@ -137,7 +137,7 @@
         return;
       }
       if (session && event.code === session.CHANGED) {
-        connect();
+        window.setTimeout(connect, session.RECHECK_MS);
         return;
       }
       window.setTimeout(connect, retryMs);

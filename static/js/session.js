@@ -1,8 +1,9 @@
 // When this browser's session ends while a page is open (logout in another tab, or a
 // password change elsewhere: apps/accounts/sessions.py), the server closes the page's
 // sockets with 4401. The page then says so and opens the login page, instead of trying
-// to reconnect forever. 4409 (the password changed) means: connect again at once; the
-// handshake lets a session that is still signed in back, and closes others with 4401.
+// to reconnect forever. 4409 (the password changed) means: connect again shortly (the
+// tab that changed it first needs its response's new session cookie); the handshake lets
+// a session that is still signed in back, and closes the others with 4401.
 (function () {
   "use strict";
   var shown = false;
@@ -25,5 +26,10 @@
     }, 1500);
   }
 
-  window.CairnSession = { SIGNED_OUT: 4401, CHANGED: 4409, signedOut: signedOut };
+  window.CairnSession = {
+    SIGNED_OUT: 4401,
+    CHANGED: 4409,
+    RECHECK_MS: 1500,
+    signedOut: signedOut,
+  };
 })();
