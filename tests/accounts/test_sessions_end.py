@@ -113,6 +113,9 @@ async def test_a_password_change_ends_the_other_sessions_sockets_and_keeps_its_o
     assert await closed_with(chat_elsewhere) == CLOSE_SESSION_CHANGED
     again_here = await socket("/ws/events/", here)  # the session that changed it stays
     assert await refused_with(chat, elsewhere) == CLOSE_UNAUTHENTICATED
+    # and the other session's pages ask it to sign in again.
+    assert (await sync_to_async(elsewhere.get)("/accounts/settings/")).status_code == 302
+    assert (await sync_to_async(here.get)("/accounts/settings/")).status_code == 200
     await again_here.disconnect()
 
 
