@@ -8,8 +8,9 @@ reaches sockets on every server process), and:
 - **logout** closes the sockets of the session that logged out with 4401 (the page says
   "You were signed out" and goes to the login page);
 - **a password change** closes every socket of the user with 4409: the page connects
-  again at once, and the handshake, which checks the session against the new password,
-  lets in the session that changed it and closes the others with 4401. It also revokes
+  again a moment later (once the tab that changed it holds its new session cookie), and
+  the handshake, which checks the session against the new password, lets the session
+  that changed it back in and closes the others with 4401. It also revokes
   the user's API tokens, which are kept and listed as revoked, with the reason. The other
   sessions' pages are refused by Django itself at their next request.
 """

@@ -58,8 +58,8 @@ async def _run(ctx: Context, work: Any) -> str:
     return await sync_to_async(call, thread_sensitive=False)()
 
 
-# Typed like the REST API: true is not claim #1, and "7" is not a string where a number is
-# expected only because a model wrote it in quotes (the SDK reads JSON inside strings).
+# Typed like the REST API: true is not claim #1 (Python counts a bool as an int). Lax
+# otherwise, as pydantic is: a model that writes the number 7 in quotes still means 7.
 Whole = BeforeValidator(not_a_boolean)
 Number = Annotated[
     int, Whole, Field(ge=1, le=INT_MAX, description="The claim's number, as in #12.")
