@@ -41,14 +41,19 @@ def key() -> str:
 
 
 def test_an_idle_stream_is_ended(idle_site: str, key: str) -> None:
-    # A read timeout far beyond the bound: a stream left open fails the test, never hangs.
+    # Far beyond the bound: a stream left open (its keep-alive comments come every 15 s)
+    # fails the test instead of hanging it.
+    deadline = time.monotonic() + 60
+    body = b""
     with (
         httpx2.Client(timeout=httpx2.Timeout(10, read=60)) as client,
         client.stream("GET", idle_site, headers=stream_headers(key)) as response,
     ):
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
-        body = b"".join(response.iter_bytes())  # returns only when the server ends it
+        for chunk in response.iter_bytes():  # ends only when the server ends the stream
+            body += chunk
+            assert time.monotonic() < deadline, "the idle stream was never ended"
 
     assert b"data:" not in body  # nothing was ever sent on it: it was idle
 
@@ -61,13 +66,16 @@ def test_one_token_holds_a_bounded_number_of_streams(capped_site: str, key: str)
             streams.enter_context(client.stream("GET", capped_site, headers=stream_headers(key)))
             for _ in range(2)
         ]
-        refused = client.get(capped_site, headers=stream_headers(key))
+        refused = streams.enter_context(
+            client.stream("GET", capped_site, headers=stream_headers(key))
+        )
         another = streams.enter_context(
             client.stream("GET", capped_site, headers=stream_headers(other_key))
         )
 
         assert [stream.status_code for stream in held] == [200, 200]
         assert refused.status_code == 429
+        refused.read()
         assert refused.json()["error_description"].startswith("At most 2 event streams")
         assert another.status_code == 200  # the bound is per token
 
