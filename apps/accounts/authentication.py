@@ -5,8 +5,8 @@ from typing import Any
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
-from .models import ApiToken, hash_token_key
-from .services import api_token_touch
+from .models import ApiToken
+from .services import api_token_for_key
 
 
 class ApiTokenAuthentication(TokenAuthentication):
@@ -15,11 +15,7 @@ class ApiTokenAuthentication(TokenAuthentication):
     model = ApiToken
 
     def authenticate_credentials(self, key: str) -> tuple[Any, ApiToken]:
-        try:
-            token = ApiToken.objects.select_related("user").get(key_hash=hash_token_key(key))
-        except ApiToken.DoesNotExist as exc:
-            raise exceptions.AuthenticationFailed("Invalid token.") from exc
-        if not token.user.is_active:
-            raise exceptions.AuthenticationFailed("User inactive or deleted.")
-        api_token_touch(token=token)
+        token = api_token_for_key(key=key)
+        if token is None:
+            raise exceptions.AuthenticationFailed("Invalid token.")
         return token.user, token

@@ -80,6 +80,18 @@ class User(AbstractUser):
     def name(self) -> str:
         return self.display_name or self.email.split("@")[0]
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Every door that changes a password (the settings page, a reset, the admin,
+        # manage.py changepassword) ends in set_password() and save(); Django marks the
+        # change in _password for its own validators, and so is it caught here, once.
+        # (A hash upgrade on login clears the mark first: it is no change.)
+        password_changed = getattr(self, "_password", None) is not None and not self._state.adding
+        super().save(*args, **kwargs)
+        if password_changed:
+            from .sessions import user_password_changed  # sessions imports this module
+
+            user_password_changed(user=self)
+
 
 def hash_token_key(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
@@ -97,6 +109,10 @@ class ApiToken(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    # A token revoked by a password change stays listed, with why, so its owner knows
+    # which integrations to give a new one; revoking one by hand deletes it.
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -54,12 +54,21 @@ def api_token_touch(*, token: ApiToken) -> None:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
 
 
-def api_token_user(*, key: str) -> User | None:
-    """The active user an API token key belongs to (its last use noted), or None for a
-    missing, revoked or malformed key, or an inactive user: the REST API and the MCP
-    endpoint authenticate the same way."""
-    token = ApiToken.objects.select_related("user").filter(key_hash=hash_token_key(key)).first()
+def api_token_for_key(*, key: str) -> ApiToken | None:
+    """The token a key opens (its last use noted), or None for a missing, revoked
+    (deleted, or revoked by a password change) or malformed key, or an inactive user:
+    the REST API and the MCP endpoint authenticate the same way."""
+    token = (
+        ApiToken.objects.select_related("user")
+        .filter(key_hash=hash_token_key(key), revoked_at__isnull=True)
+        .first()
+    )
     if token is None or not token.user.is_active:
         return None
     api_token_touch(token=token)
-    return token.user
+    return token
+
+
+def api_token_user(*, key: str) -> User | None:
+    token = api_token_for_key(key=key)
+    return token.user if token is not None else None

@@ -9,13 +9,12 @@ import logging
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404
 from redis.exceptions import RedisError
 
-from apps.accounts.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, refuse
+from apps.accounts.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, SessionBound, refuse
 from apps.accounts.models import User
 from apps.chat.error_codes import ErrorCode
 from apps.chat.events import (
@@ -58,7 +57,7 @@ def rate_limit_allows(user_id: int) -> bool:
         return True
 
 
-class ChatConsumer(AsyncWebsocketConsumer):
+class ChatConsumer(SessionBound):  # closed when its session ends (logout, password change)
     user: User
     conversation: Conversation
     turn: asyncio.Task[Any] | None = None
@@ -84,12 +83,14 @@ class ChatConsumer(AsyncWebsocketConsumer):
             await refuse(self, CLOSE_NOT_FOUND)
             return
         self.user = user
+        await self.join_session(user.pk)
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
         # A running turn is not stopped: it finishes and saves its answer, which the page
         # replays from the database when it reconnects (issue 26). Only "cancel" stops it.
         self.closed = True
+        await self.leave_session()
 
     async def emit(self, event: TurnEvent) -> None:
         """The edge: the typed event becomes the JSON the page reads."""

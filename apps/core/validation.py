@@ -43,14 +43,28 @@ class InputProblem:
         return {self.field: [self.message]}
 
 
-def text_problem(value: str) -> str | None:
-    """Why PostgreSQL would refuse this text, in words; None when it is fine."""
+NUL_MESSAGE = "Remove the NUL character (U+0000): it cannot be stored."
+SURROGATE_MESSAGE = "Remove the unpaired surrogate character: it is not valid Unicode text."
+
+
+def unstorable_text(value: str) -> str | None:
+    """Why PostgreSQL cannot store these characters at all (a NUL, an unpaired
+    surrogate), in words; None when it can. For text a service builds from input it
+    decoded itself (JSON text inside a field), which no door has seen as characters."""
     if "\x00" in value:
-        return "Remove the NUL character (U+0000): it cannot be stored."
+        return NUL_MESSAGE
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        return "Remove the unpaired surrogate character: it is not valid Unicode text."
+        return SURROGATE_MESSAGE
+    return None
+
+
+def text_problem(value: str) -> str | None:
+    """Why PostgreSQL would refuse this text, in words; None when it is fine."""
+    problem = unstorable_text(value)
+    if problem:
+        return problem
     if _DATETIME.match(value) and not datetime_storable(value):
         return DATE_RANGE_MESSAGE
     return None
@@ -121,6 +135,15 @@ def input_problem(value: object, path: str = "") -> InputProblem | None:
                 (child, _join(where, index), depth + 1) for index, child in enumerate(item)
             )
     return None
+
+
+def not_a_boolean(value: object) -> object:
+    """For typed doors (a pydantic ``BeforeValidator`` on a number): JSON's true and false
+    are no numbers, though Python counts a bool as an int (``{"number": true}`` was claim
+    #1 over MCP). DRF's fields refuse them already."""
+    if isinstance(value, bool):
+        raise ValueError("Must be a number, not true or false.")
+    return value
 
 
 def _out_of_range(value: str) -> bool:

@@ -223,16 +223,19 @@ def document_delete_view(request: HttpRequest, document_id: uuid.UUID) -> HttpRe
     return _back(project_id)
 
 
-# Kinds a browser shows without running anything of the file's own; everything else
-# (HTML, SVG, XML, JavaScript, office files…) is only ever downloaded.
+# Kinds a browser shows without running anything of the file's own, inside the sandbox
+# below; everything else (HTML, SVG, XML, JavaScript, office files…) is only ever
+# downloaded. PDFs too: a PDF viewer runs the file's scripts and forms, and Chromium
+# refuses to show a sandboxed PDF at all, so a PDF cannot be both inline and sandboxed.
 INLINE_CONTENT_TYPES = {
-    "application/pdf",
     "image/gif",
     "image/jpeg",
     "image/png",
     "image/webp",
     "text/plain",
 }
+
+ORIGINAL_POLICY = "sandbox; default-src 'none'; img-src 'self'"
 
 
 @require_GET
@@ -253,8 +256,7 @@ def document_original(request: HttpRequest, document_id: uuid.UUID) -> FileRespo
         content_type=content_type if inline else "application/octet-stream",
     )
     response["X-Content-Type-Options"] = "nosniff"
-    if content_type != "application/pdf":  # the PDF viewer cannot run in a sandbox
-        # Served from the site's own origin: even a mislabelled file gets no script, no
-        # cookies of the site and no way to reach its pages.
-        response["Content-Security-Policy"] = "sandbox; default-src 'none'; img-src 'self'"
+    # Served from the site's own origin: even a mislabelled file gets no script, no
+    # cookies of the site and no way to reach its pages, whether it is shown or saved.
+    response["Content-Security-Policy"] = ORIGINAL_POLICY
     return response

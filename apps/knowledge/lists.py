@@ -81,7 +81,15 @@ def list_item_action(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
         errors = {name: [str(e) for e in errs] for name, errs in form.errors.items()}
         if wants_json:
             return JsonResponse({"ok": False, "errors": errors}, status=400)
-        return HttpResponse(f"action: {' '.join(errors['action'])}", status=400)
+        # The site's error page, whose template escapes: the form's message repeats the
+        # value sent, and a bare HttpResponse of it was HTML the sender wrote (issue 29).
+        explanation = f"action: {' '.join(errors['action'])} Go back and try again."
+        return render(
+            request,
+            "errors/page.html",
+            {"title": "That could not be done", "explanation": explanation},
+            status=400,
+        )
     label = f"#{claim.number} “{Truncator(claim.statement).chars(60)}”"
     ok = True
     try:

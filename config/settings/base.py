@@ -279,6 +279,10 @@ CAIRN_DISTILL_MEMORY = env.bool("CAIRN_DISTILL_MEMORY", default=False)
 CAIRN_DISTILL_MIN_LINES = env.int("CAIRN_DISTILL_MIN_LINES", default=12)
 CAIRN_OFFLINE_WORD_DELAY = env.float("CAIRN_OFFLINE_WORD_DELAY", default=0.02)
 CAIRN_CHAT_RATE_LIMIT = env("CAIRN_CHAT_RATE_LIMIT", default="20/60")  # turns / seconds
+# MCP event streams (GET /mcp/, apps/chat/mcp/streams.py): ended after this long with
+# nothing to send, and at most this many open at once per API token (per process).
+CAIRN_MCP_STREAM_IDLE_SECONDS = env.float("CAIRN_MCP_STREAM_IDLE_SECONDS", default=300.0)
+CAIRN_MCP_STREAMS_PER_TOKEN = env.int("CAIRN_MCP_STREAMS_PER_TOKEN", default=4)
 
 # Indexing (DESIGN §6). Folder sources are only allowed under these absolute paths (a
 # comma-separated list); empty, the default, turns folder sources off on the web.

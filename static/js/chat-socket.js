@@ -29,7 +29,10 @@
     onMessage: function (data) { hooks.event(data); },
     onClose: function (info) {
       hooks.close(info);
-      if (info.code === 4401) setConn("you are logged out — log in again to chat", "down");
+      if (info.code === 4401) {
+        setConn("you were signed out", "down");
+        if (window.CairnSession) window.CairnSession.signedOut();
+      } else if (info.code === 4409) setConn("checking the session…");
       else if (info.code === 4404) setConn("this conversation no longer exists", "down");
       else setConn("disconnected — reconnecting in " + Math.max(1, Math.round(info.delay / 1000)) + " s", "down");
     },

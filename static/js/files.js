@@ -131,6 +131,9 @@
         showProgress(card, event);
         refreshCard(event.source_id, wasRunning && !RUNNING[event.status]);
       },
+      onClose: function (info) {
+        if (info.code === 4401 && window.CairnSession) window.CairnSession.signedOut();
+      },
     }).open();
   }
 

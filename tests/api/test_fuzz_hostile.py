@@ -1,17 +1,27 @@
-"""Hostile fuzzing of both APIs (issue 15): schemathesis generates each operation's
-requests from its schema, then one value of every body and query is replaced by input a
-polite generator never sends — NUL characters, unpaired surrogates, integers beyond any
-column, dates out of Python's range, JSON nested thousands deep, text of invisible
-characters. The only check: no 5xx, ever. The REST schema, the ninja ``/api/ui/`` schema
-and the knowledge import document are all covered; the chat socket has its own fuzz
-(tests/chat/test_consumer_hostile.py).
+"""Hostile fuzzing of both APIs (issue 15) and the MCP tools (issue 29): schemathesis
+generates each operation's requests from its schema, then one value of every body and
+query is replaced by input a polite generator never sends — NUL characters, unpaired
+surrogates, integers beyond any column, dates out of Python's range, JSON nested
+thousands deep, text of invisible characters. The only check: no 5xx, ever. The REST
+schema, the ninja ``/api/ui/`` schema and the knowledge import document are all covered;
+the chat socket has its own fuzz (tests/chat/test_consumer_hostile.py). The MCP tools get
+the same values, wrong types, booleans for numbers and huge strings through the real
+SDK client against the real server: no crash of a tool, and nothing of another user's
+touched.
+
+Each test here is bounded in time (``HOSTILE_TEST_SECONDS``): a slow pattern meeting
+hostile input fails its test instead of hanging the run.
 """
 
 from __future__ import annotations
 
+import asyncio
+import signal
 from collections.abc import Iterator
+from types import FrameType
 from typing import Any
 
+import httpx2
 import pytest
 import schemathesis
 from django.core.signals import request_finished, request_started
@@ -21,13 +31,21 @@ from django.middleware.csrf import _get_new_csrf_string
 from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp import Client as MCPClient
+from mcp.client.streamable_http import streamable_http_client
 from schemathesis.checks import not_a_server_error
 
 from apps.accounts.models import User
 from apps.accounts.services import api_token_create
+from apps.chat.mcp.server import mcp
+from apps.claims.models import Claim
 from apps.claims.services import claim_create
 from apps.contexts.services import context_add_claims, context_create
+from apps.facts.models import ProjectFact
+from apps.facts.services import fact_store
+from apps.projects.services import project_chosen_or_personal
 from tests.indexing.conftest import fake_provider  # noqa: F401 - fixture
+from tests.processes import running_site
 
 HOSTILE_VALUES: list[object] = [
     "\x00",
@@ -133,6 +151,28 @@ pytestmark = pytest.mark.django_db
 FUZZ_SETTINGS = settings(
     max_examples=4, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
 )
+
+
+HOSTILE_TEST_SECONDS = 240
+
+
+class TimeBoundExceeded(BaseException):
+    """Not an ``Exception``: neither a view's error handling nor hypothesis's shrinking
+    catches it, so the test ends at once."""
+
+
+@pytest.fixture(autouse=True)
+def bounded_in_time() -> Iterator[None]:
+    def expire(signum: int, frame: FrameType | None) -> None:
+        raise TimeBoundExceeded(f"a hostile test ran past {HOSTILE_TEST_SECONDS} seconds")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(HOSTILE_TEST_SECONDS)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture(autouse=True)
@@ -243,3 +283,98 @@ def test_hostile_export_files_never_answer_5xx_and_every_import_ends(
     else:
         assert response.status_code == 400
         assert "file" in response.json()
+
+
+# The MCP door (issue 29). A lone surrogate cannot leave the SDK's client (it encodes
+# UTF-8), and the server's JSON parser refuses one (tests/chat/test_mcp_server.py); it
+# still arrives inside JSON written in a string, which the SDK decodes with Python's json.
+MCP_HOSTILE: list[object] = [
+    *(value for value in HOSTILE_VALUES if value not in ("\ud800", "mixed \udfff text")),
+    '["a\\ud800"]',
+    '"\\udfff"',
+    '{"a": "\\u0000"}',
+    True,
+    False,
+    1.5,
+    -1,
+    None,
+    [],
+    {},
+    ["\x00"],
+    [True],
+    {"a": "\x00"},
+    "x" * 100_000,
+    ["y" * 100_000],
+]
+MCP_VALID: dict[str, dict[str, object]] = {
+    "search_memory": {"query": "morning"},
+    "list_claims": {"claim_type": "goal"},
+    "add_claim": {"statement": "I swim on Sundays", "possible_questions": ["When?"]},
+    "update_claim": {"number": 1, "statement": "I prefer evening workouts"},
+    "complete_claim": {"number": 1, "note": "done"},
+    "retract_claim": {"number": 1},
+    "resolve_references": {"text": "@claim_1 and #2"},
+    "read_document": {"document_id": "00000000-0000-4000-8000-000000000000", "offset": 0},
+    "get_facts": {"project": None},
+    "set_fact": {"key": "user.favorites.tea.1", "value": "Sencha"},
+}
+MCP_ARGUMENTS = {
+    tool.name: sorted(tool.input_schema.get("properties", {}))
+    for tool in asyncio.run(mcp.list_tools())
+}
+
+
+@st.composite
+def hostile_tool_call(draw: st.DrawFn) -> tuple[str, dict[str, object]]:
+    """A valid call with one argument made hostile, or an unknown one added."""
+    tool = draw(st.sampled_from(sorted(MCP_VALID)))
+    name = draw(st.sampled_from([*MCP_ARGUMENTS[tool], "unexpected"]))
+    return tool, {**MCP_VALID[tool], name: draw(st.sampled_from(MCP_HOSTILE))}
+
+
+def _others_rows(user: User) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    claims = Claim.objects.filter(user=user).order_by("number")
+    facts = ProjectFact.objects.filter(project__owner=user).order_by("fact_key", "created_at")
+    return (
+        list(claims.values_list("number", "statement", "status")),
+        list(facts.values_list("fact_key", "value_text", "is_current")),
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_mcp_tools_never_crash_on_hostile_arguments(
+    user: User, other_user: User, knowledge: None
+) -> None:
+    for number in range(3):  # the other user's #1-#3 are the numbers the fuzz aims at
+        claim_create(user=other_user, statement=f"Bob's secret {number}")
+    fact_store(
+        project=project_chosen_or_personal(user=other_user, project_id=None),
+        key="user.favorites.tea.1",
+        value="Bob's tea",
+    )
+    theirs = _others_rows(other_user)
+    _, key = api_token_create(user=user, name="fuzz")
+
+    with running_site() as port:
+        url = f"http://127.0.0.1:{port}/mcp/"
+
+        @given(calls=st.lists(hostile_tool_call(), min_size=25, max_size=25))
+        @settings(max_examples=4, deadline=None, derandomize=True, database=None)
+        def each(calls: list[tuple[str, dict[str, object]]]) -> None:
+            texts = asyncio.run(_call_all(url, key, calls))
+            for (tool, arguments), text in zip(calls, texts, strict=True):
+                assert "Error executing tool" not in text, (tool, arguments, text)
+
+        each()
+
+    assert _others_rows(other_user) == theirs
+
+
+async def _call_all(url: str, key: str, calls: list[tuple[str, dict[str, object]]]) -> list[str]:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60)
+    async with MCPClient(streamable_http_client(url, http_client=http)) as client:
+        texts = []
+        for tool, arguments in calls:
+            result = await client.call_tool(tool, arguments)
+            texts.append(" ".join(getattr(block, "text", "") for block in result.content))
+        return texts

@@ -17,6 +17,7 @@ from apps.accounts.services import api_token_create, api_token_revoke
 from apps.claims.models import Claim, ClaimStatus
 from apps.claims.services import claim_create
 from apps.contexts.services import context_add_claims, context_create
+from apps.facts.models import ProjectFact
 from tests.factories import UserFactory
 from tests.processes import running_site
 
@@ -37,8 +38,10 @@ TOOLS = {
 }
 
 
-@pytest.fixture
-def site() -> Iterator[str]:
+@pytest.fixture(scope="module")
+def site(django_db_setup: None) -> Iterator[str]:
+    """One server for the module: each test's rows are its own (transactional tests are
+    flushed between them), the server only reads them."""
     with running_site() as port:
         yield f"http://127.0.0.1:{port}/mcp/"
 
@@ -220,3 +223,106 @@ def test_a_claim_and_a_context_are_resources(site: str, alice: tuple[User, str])
     assert uris == {"cairn://claims/{number}", "cairn://contexts/{friendly_id}"}
     assert "I prefer morning workouts" in claim.contents[0].text
     assert "I prefer morning workouts" in context.contents[0].text
+
+
+# Issue 29: MCP skipped the input guard. Each argument that cannot be stored is refused
+# by name, the sentence alone (not the SDK's "Error executing tool X" of a crash), and
+# nothing is written.
+UNSTORABLE = [
+    ("add_claim", {"statement": "tea\x00time"}, "statement"),
+    ("add_claim", {"statement": "Tea", "possible_questions": ["why\x00"]}, "possible_questions[0]"),
+    ("add_claim", {"statement": "Tea", "claim_types": '["fact\\u0000"]'}, "claim_types[0]"),
+    ("update_claim", {"number": 2, "statement": "oat\x00milk"}, "statement"),
+    ("complete_claim", {"number": 3, "note": "in 4h\x00"}, "note"),
+    ("set_fact", {"key": "user.favorites.tea.1", "value": "Sencha\x00"}, "value"),
+    ("set_fact", {"key": "user.\x00", "value": "Sencha"}, "key"),
+    ("search_memory", {"query": "tea\x00"}, "query"),
+    ("resolve_references", {"text": "@health\x00"}, "text"),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "field"), UNSTORABLE)
+def test_arguments_that_cannot_be_stored_are_refused_by_name(
+    site: str, alice: tuple[User, str], tool: str, arguments: dict[str, Any], field: str
+) -> None:
+    user, key = alice
+    before = list(Claim.objects.filter(user=user).values_list("statement", "status"))
+
+    result = session(site, key, lambda client: client.call_tool(tool, arguments))
+
+    assert result.is_error
+    assert text_of(result).startswith(f"{field}: Remove the NUL character"), text_of(result)
+    assert "Error executing tool" not in text_of(result)
+    assert list(Claim.objects.filter(user=user).values_list("statement", "status")) == before
+    assert not ProjectFact.objects.exists()
+
+
+def test_unpaired_surrogates_are_refused(site: str, alice: tuple[User, str]) -> None:
+    """The SDK's JSON parser refuses a lone surrogate escape outright (a JSON-RPC parse
+    error); one in JSON written inside a string, which the SDK decodes with Python's
+    json, is refused by the argument's type, in the guard's words."""
+    user, key = alice
+    raw = (
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": '
+        '"add_claim", "arguments": {"statement": "tea \\ud800"}}}'
+    )
+
+    response = httpx2.post(
+        site,
+        content=raw.encode(),
+        headers={
+            "Authorization": f"Bearer {key}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        },
+    )
+    inside = session(
+        site,
+        key,
+        lambda client: client.call_tool(
+            "add_claim", {"statement": "Tea", "possible_questions": '["why \\ud800?"]'}
+        ),
+    )
+
+    assert response.status_code == 400
+    assert response.json()["error"]["message"].startswith("Parse error")
+    assert inside.is_error
+    assert text_of(inside).startswith("possible_questions[0]: Remove the unpaired surrogate")
+    assert Claim.objects.filter(user=user).count() == 3
+
+
+WRONG_TYPES = [
+    ("retract_claim", {"number": True}, "number: Must be a number, not true or false."),
+    ("complete_claim", {"number": True}, "number: Must be a number, not true or false."),
+    ("update_claim", {"number": False, "statement": "x"}, "number: Must be a number, not"),
+    ("list_claims", {"limit": True}, "limit: Must be a number, not true or false."),
+    ("read_document", {"document_id": "x", "offset": True}, "offset: Must be a number, not"),
+    ("add_claim", {"statement": 5}, "statement: Input should be a valid string."),
+    ("set_fact", {"key": "user.tea", "value": 42}, "value: Input should be a valid string."),
+    ("search_memory", {"query": ["tea"]}, "query: Input should be a valid string."),
+    ("complete_claim", {}, "number: Field required."),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "says"), WRONG_TYPES)
+def test_arguments_are_typed_and_a_boolean_is_no_number(
+    site: str, alice: tuple[User, str], tool: str, arguments: dict[str, Any], says: str
+) -> None:
+    """Issue 29: {"number": true} was claim #1, and retract_claim retracted it."""
+    user, key = alice
+
+    result = session(site, key, lambda client: client.call_tool(tool, arguments))
+
+    assert result.is_error
+    assert text_of(result).startswith(says), text_of(result)
+    assert Claim.objects.get(user=user, number=1).status == ClaimStatus.ACTIVE
+    assert not ProjectFact.objects.exists()
+
+
+def test_a_tool_s_own_refusal_is_its_sentence(site: str, alice: tuple[User, str]) -> None:
+    _, key = alice
+
+    result = session(site, key, lambda c: c.call_tool("retract_claim", {"number": 99}))
+
+    assert result.is_error
+    assert text_of(result) == "There is no claim #99."

@@ -60,3 +60,32 @@ async def test_a_foreign_origin_is_refused() -> None:
     connected, _ = await communicator.connect()
 
     assert not connected
+
+
+@pytest.mark.parametrize(
+    ("frame", "says"),
+    [
+        ("not json", 'Send JSON, e.g. {"type": "ping"}.'),
+        ("[" * 100_000, 'Send JSON, e.g. {"type": "ping"}.'),
+        ('{"type": "ping", "x": "\\u0000"}', "x: Remove the NUL character"),
+        ('{"type": "\\ud800"}', "type: Remove the unpaired surrogate"),
+    ],
+)
+async def test_the_events_socket_guards_its_frames(frame: str, says: str) -> None:
+    """Issue 29: a frame that was not JSON ended the events consumer with an error; its
+    frames now pass the same input guard as the chat socket's."""
+    _, cookie = await _session_cookie()
+    communicator = WebsocketCommunicator(
+        application, "/ws/events/", headers=[ORIGIN, (b"cookie", cookie)]
+    )
+    await communicator.connect()
+    assert (await communicator.receive_json_from())["type"] == "hello"
+
+    await communicator.send_to(text_data=frame)
+
+    answer = await communicator.receive_json_from()
+    assert answer["type"] == "error"
+    assert answer["message"].startswith(says)
+    await communicator.send_json_to({"type": "ping"})
+    assert await communicator.receive_json_from() == {"type": "pong"}
+    await communicator.disconnect()

@@ -132,6 +132,8 @@ def test_another_user_s_project_cannot_be_chosen(editor: Client, theirs: Project
         ("two words", "x", "string", "fact_key"),
         ("n", "twelve", "number", "value_text"),
         ("d", "tomorrow", "date", "value_text"),
+        # Issue 29: JSON text whose escape decodes to a lone surrogate was a 500.
+        ("j", '{"a": "\\ud800"}', "json", "value_text"),
     ],
 )
 def test_bad_input_is_shown_on_the_form(

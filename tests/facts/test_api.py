@@ -227,3 +227,26 @@ def test_the_schema_documents_the_endpoints(token_client: APIClient) -> None:
     assert set(paths["/api/v1/projects/{project_id}/facts/"]) >= {"get", "post"}
     assert "get" in paths["/api/v1/projects/{project_id}/facts/{key}/history/"]
     assert "post" in paths["/api/v1/projects/{project_id}/facts/{key}/retract/"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "\\ud800"}',  # an escape the door reads as six plain characters
+        '["a\\udfffb"]',
+        '{"\\ud800": 1}',
+    ],
+)
+def test_a_json_fact_whose_text_decodes_to_unstorable_characters_is_a_400(
+    token_client: APIClient, project: Project, text: str
+) -> None:
+    """Issue 29: json.loads in the normaliser made the escape a lone surrogate after the
+    input guard had passed it, and PostgreSQL's refusal was a 500. (An escaped NUL is
+    stored: json.dumps writes it back as its escape.)"""
+    body = {"key": "user.profile", "value": text, "value_type": "json"}
+
+    response = token_client.post(facts_url(project), body, format="json")
+
+    assert response.status_code == 400
+    assert "value" in response.json()
+    assert not ProjectFact.objects.exists()

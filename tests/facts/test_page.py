@@ -132,6 +132,8 @@ def test_setting_a_fact_by_hand(browser: Client, project: Project) -> None:
         ({"key": "?!", "value": "x", "value_type": "string"}, "key"),
         ({"key": "n", "value": "many", "value_type": "number"}, "value"),
         ({"key": "n", "value": "x", "value_type": "colour"}, "value_type"),
+        # Issue 29: JSON text whose escape decodes to a lone surrogate was a 500.
+        ({"key": "n", "value": '{"a": "\\ud800"}', "value_type": "json"}, "value"),
     ],
 )
 def test_bad_input_re_renders_the_form_with_errors(

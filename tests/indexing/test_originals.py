@@ -46,7 +46,7 @@ def test_the_owner_opens_a_text_file_and_downloads_any_file(
     assert downloaded["Content-Disposition"] == 'attachment; filename="notes.txt"'
 
 
-@pytest.mark.parametrize("name", ["page.html", "pic.svg", "feed.xml", "app.js"])
+@pytest.mark.parametrize("name", ["page.html", "pic.svg", "feed.xml", "app.js", "paper.pdf"])
 def test_what_a_browser_could_run_is_only_ever_downloaded(
     owner_client: Client, project: Project, name: str
 ) -> None:
@@ -58,6 +58,22 @@ def test_what_a_browser_could_run_is_only_ever_downloaded(
     assert response["Content-Type"] == "application/octet-stream"
     assert response["Content-Disposition"] == f'attachment; filename="{name}"'
     assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["Content-Security-Policy"].startswith("sandbox;")
+
+
+@pytest.mark.parametrize("name", ["notes.txt", "photo.png", "paper.pdf", "page.html"])
+def test_no_original_is_shown_without_the_sandbox(
+    owner_client: Client, project: Project, name: str
+) -> None:
+    """Issue 29: PDFs were served inline without the sandbox policy. Whatever is shown in
+    the browser is sandboxed; a PDF (which Chromium will not show sandboxed) is saved."""
+    document = _stored(project, name, "%PDF-1.4 not much of a document")
+
+    response = owner_client.get(f"/files/documents/{document.pk}/original/")
+
+    inline = response["Content-Disposition"].startswith("inline")
+    assert response["Content-Security-Policy"].startswith("sandbox;")
+    assert inline == (name in ("notes.txt", "photo.png"))
 
 
 def test_another_users_file_answers_exactly_like_a_missing_one(

@@ -78,11 +78,26 @@ def test_a_bad_action_is_a_400_naming_the_field(browser: Client, user: User) -> 
     )
 
     assert response.status_code == 400
-    assert response.content.decode().startswith("action:")
+    assert "action: Select a valid choice." in response.content.decode()
     assert as_json.status_code == 400
     assert "action" in as_json.json()["errors"]
     milk.refresh_from_db()
     assert milk.status == ClaimStatus.ACTIVE
+
+
+def test_a_bad_action_is_not_echoed_as_html(browser: Client, user: User) -> None:
+    """Issue 29: the unknown action came back unescaped in a text/html 400."""
+    milk = claim_create(user=user, statement="Oat milk", claim_types=["shopping_item"])
+    hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+
+    response = browser.post(action_url(milk), {"action": hostile})
+
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("text/html")
+    assert "<img src=x" not in page
+    assert "<script>alert(2)" not in page
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in page
 
 
 def test_another_users_item_answers_like_a_missing_one(browser: Client, other_user: User) -> None:

@@ -14,7 +14,10 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 
+from apps.accounts.models import hash_token_key
 from apps.accounts.services import api_token_user
+
+from .streams import SCOPE_TOKEN
 
 SCOPE_USER_ID = "cairn.user_id"
 Scope = dict[str, Any]
@@ -45,10 +48,11 @@ class TokenAuthMiddleware:
             return
         key = _token_key(scope)
         user_id = await sync_to_async(user_id_for_key)(key) if key else None
-        if user_id is None:
+        if key is None or user_id is None:
             await _refuse(send)
             return
-        await self.app({**scope, SCOPE_USER_ID: user_id}, receive, send)
+        scope = {**scope, SCOPE_USER_ID: user_id, SCOPE_TOKEN: hash_token_key(key)}
+        await self.app(scope, receive, send)
 
 
 async def _refuse(send: Any) -> None:

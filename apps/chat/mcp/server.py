@@ -12,15 +12,18 @@ from typing import Annotated, Any, Literal
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from apps.accounts.models import User
+from apps.core.validation import INT_MAX, not_a_boolean
 
 from .auth import SCOPE_USER_ID, TokenAuthMiddleware
+from .guard import GuardedMCPServer
 from .memory import MemoryToolError, UserMemory
+from .streams import StreamLimits
 
 INSTRUCTIONS = (
     "Cairn is this user's long-term memory: atomic claims with numbers (#12) and friendly "
@@ -29,7 +32,7 @@ INSTRUCTIONS = (
     "you use by its [N], and save what they ask you to remember with add_claim."
 )
 
-mcp = MCPServer(name="Cairn", instructions=INSTRUCTIONS, version="1.0")
+mcp = GuardedMCPServer(name="Cairn", instructions=INSTRUCTIONS, version="1.0")
 
 
 def _memory(ctx: Context) -> UserMemory:
@@ -55,7 +58,15 @@ async def _run(ctx: Context, work: Any) -> str:
     return await sync_to_async(call, thread_sensitive=False)()
 
 
-Number = Annotated[int, Field(ge=1, le=2**31 - 1, description="The claim's number, as in #12.")]
+# Typed like the REST API: true is not claim #1 (Python counts a bool as an int). Lax
+# otherwise, as pydantic is: a model that writes the number 7 in quotes still means 7.
+Whole = BeforeValidator(not_a_boolean)
+Number = Annotated[
+    int, Whole, Field(ge=1, le=INT_MAX, description="The claim's number, as in #12.")
+]
+ProjectId = Annotated[
+    str | None, Field(max_length=100, description="A project's UUID; Personal when left out.")
+]
 
 
 @mcp.tool()
@@ -64,12 +75,16 @@ async def search_memory(
     query: Annotated[str, Field(min_length=1, max_length=2000, description="What to look for.")],
     kinds: Annotated[
         list[Literal["claim", "document", "message"]],
-        Field(description="Which memory to search: claims, file passages, past chat turns."),
+        Field(
+            max_length=10,
+            description="Which memory to search: claims, file passages, past chat turns.",
+        ),
     ] = ["claim", "document", "message"],  # noqa: B006 - pydantic copies defaults
     project: Annotated[
-        str | None, Field(description="A project's UUID to search only its files and chats.")
+        str | None,
+        Field(max_length=100, description="A project's UUID to search only its files and chats."),
     ] = None,
-    limit: Annotated[int, Field(ge=1, le=50, description="At most this many passages.")] = 8,
+    limit: Annotated[int, Whole, Field(ge=1, le=50, description="At most this many passages.")] = 8,
     everything: Annotated[
         bool,
         Field(
@@ -118,7 +133,7 @@ async def list_claims(
             "ticked-off items), retracted, superseded, or any."
         ),
     ] = "active",
-    limit: Annotated[int, Field(ge=1, le=500)] = 100,
+    limit: Annotated[int, Whole, Field(ge=1, le=500)] = 100,
 ) -> str:
     """List the user's claims by type and status, in number order: the shopping list is
     claim_type=shopping_item, open goals claim_type=goal with status=active."""
@@ -134,14 +149,16 @@ async def add_claim(
         str, Field(min_length=1, max_length=2000, description="One atomic, self-contained fact.")
     ],
     claim_types: Annotated[
-        list[str],
+        list[Annotated[str, Field(max_length=40)]],
         Field(
+            max_length=10,
             description="fact, preference, decision, goal, task, shopping_item, "
-            "relationship, belief, observation or other; the first is primary."
+            "relationship, belief, observation or other; the first is primary.",
         ),
     ] = ["fact"],  # noqa: B006
     possible_questions: Annotated[
-        list[str], Field(description="Questions this claim answers, to find it by later.")
+        list[Annotated[str, Field(max_length=500)]],
+        Field(max_length=20, description="Questions this claim answers, to find it by later."),
     ] = [],  # noqa: B006
 ) -> str:
     """Save one claim to the user's memory. Under the user's memory setting it is active
@@ -214,8 +231,12 @@ async def resolve_references(
 @mcp.tool()
 async def read_document(
     ctx: Context,
-    document_id: Annotated[str, Field(description="A document id from search_memory.")],
-    offset: Annotated[int, Field(ge=0, le=2**31 - 1, description="Start at this character.")] = 0,
+    document_id: Annotated[
+        str, Field(max_length=200, description="A document id from search_memory.")
+    ],
+    offset: Annotated[
+        int, Whole, Field(ge=0, le=INT_MAX, description="Start at this character.")
+    ] = 0,
 ) -> str:
     """Read an indexed file of the user's, 12,000 characters at a time from offset."""
     return await _run(ctx, lambda m: m.read_document(document_id=document_id, offset=offset))
@@ -224,9 +245,7 @@ async def read_document(
 @mcp.tool()
 async def get_facts(
     ctx: Context,
-    project: Annotated[
-        str | None, Field(description="A project's UUID; the Personal project when left out.")
-    ] = None,
+    project: ProjectId = None,
 ) -> str:
     """The current facts of a project (key = value), e.g. user.favorites.crypto.1 = BTC."""
     return await _run(ctx, lambda m: m.get_facts(project=project))
@@ -244,9 +263,7 @@ async def set_fact(
         ),
     ],
     value: Annotated[str, Field(min_length=1, max_length=2000)],
-    project: Annotated[
-        str | None, Field(description="A project's UUID; Personal when left out.")
-    ] = None,
+    project: ProjectId = None,
 ) -> str:
     """Set a project fact. A different value supersedes the current one (history is kept);
     the same value changes nothing."""
@@ -256,6 +273,8 @@ async def set_fact(
 @mcp.resource("cairn://claims/{number}", mime_type="text/plain")
 async def claim_resource(number: str, ctx: Context) -> str:
     """One claim by its number: its statement, types and status."""
+    if not number.isdecimal() or len(number) > 10:
+        raise ResourceError(f"There is no claim #{number[:20]}.")
     return await _run(ctx, lambda m: m.resolve(text=f"@claim_{int(number)}"))
 
 
@@ -277,12 +296,12 @@ def _transport_security() -> TransportSecuritySettings:
 
 
 def mcp_asgi_apps() -> tuple[Any, Any]:
-    """(the app for HTTP requests, behind API-token authentication; the SDK's own app,
-    whose lifespan runs the SDK's task group)."""
+    """(the app for HTTP requests, behind API-token authentication and the bounds on
+    event streams; the SDK's own app, whose lifespan runs the SDK's task group)."""
     app = mcp.streamable_http_app(
         streamable_http_path="/mcp/",
         stateless_http=True,
         json_response=True,
         transport_security=_transport_security(),
     )
-    return TokenAuthMiddleware(app), app
+    return TokenAuthMiddleware(StreamLimits(app)), app

@@ -31,6 +31,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from apps.core.validation import unstorable_text
 from apps.facts.extraction import parse_ranked_key
 from apps.facts.models import MAX_KEY_LENGTH, FactValueType
 
@@ -52,6 +53,9 @@ def normalize_key(key: object) -> str:
         raise ValidationError({"key": "A fact needs a key, e.g. user.favorites.crypto.1."})
     if len(key) > MAX_KEY_LENGTH:
         raise ValidationError({"key": f"A fact key has at most {MAX_KEY_LENGTH} characters."})
+    problem = unstorable_text(key)
+    if problem:
+        raise ValidationError({"key": problem})
     if _BAD_KEY_CHAR.search(key):
         raise ValidationError({"key": "A fact key has no spaces; join words with _ or ."})
     if key.startswith(".") or key.endswith(".") or ".." in key:
@@ -67,6 +71,12 @@ def normalize_value(value: Any, value_type: str) -> str:
         raise ValidationError({"value": "A fact needs a value; retract it to remove it."})
     normalizer = _NORMALIZERS[value_type]
     text = normalizer(value)
+    # The input guard at the door saw JSON text as plain characters: the escapes \ud800
+    # and \u0000 are six harmless ones there, and only _json's json.loads turns them into
+    # the characters PostgreSQL refuses (issue 29: a 500). What is stored is checked.
+    problem = unstorable_text(text)
+    if problem:
+        raise ValidationError({"value": problem})
     if len(text) > MAX_VALUE_CHARS:
         raise ValidationError(
             {"value": f"A fact's value has at most {MAX_VALUE_CHARS} characters."}
