@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 
 import pytest
@@ -9,6 +11,7 @@ from rest_framework.test import APIClient
 from apps.accounts.models import User
 from apps.accounts.services import api_token_create
 from tests.factories import UserFactory
+from tests.processes import free_port, start_redis
 
 
 @pytest.fixture
@@ -43,6 +46,21 @@ def redis_url() -> str:
             "REDIS_URL is not set: Redis-backed behaviour is tested in CI (.ci/run sets it)"
         )
     return url
+
+
+@pytest.fixture
+def own_redis(redis_url: str) -> Iterator[tuple[int, list[subprocess.Popen[bytes]]]]:
+    """A Redis of this test's own on a free port, which it may stop and start again
+    (``servers.append(start_redis(port))``): never the shared one. Yields the port and the
+    servers started on it, all stopped at the end."""
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server is not installed")
+    port = free_port()
+    servers = [start_redis(port)]
+    yield port, servers
+    for server in servers:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -6,27 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import shutil
 import subprocess
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from apps.core.channel_layer import REDIS_UNREACHABLE, ReconnectingRedisChannelLayer
-from tests.processes import free_port, start_redis
-
-
-@pytest.fixture
-def own_redis(redis_url: str) -> Iterator[tuple[int, list[subprocess.Popen[bytes]]]]:
-    if not shutil.which("redis-server"):
-        pytest.skip("redis-server is not installed")
-    port = free_port()
-    servers = [start_redis(port)]
-    yield port, servers
-    for server in servers:
-        server.terminate()
-        server.wait(timeout=10)
+from tests.processes import start_redis
 
 
 async def _delivered(

@@ -3,15 +3,12 @@ turns, and Redis going away and coming back."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx2
 import pytest
-import redis
 from asgiref.sync import sync_to_async
 from django.db import connection
 
@@ -21,7 +18,7 @@ from apps.chat.services import conversation_create
 from tests.chat.helpers import connect, events_until, of_type
 from tests.chat.test_llm_anthropic import FakeAnthropic, message_start, sse, text_block
 from tests.factories import UserFactory
-from tests.processes import free_port
+from tests.processes import start_redis
 
 
 @pytest.mark.django_db(transaction=True)
@@ -89,48 +86,9 @@ async def test_a_turn_after_the_database_dropped_every_connection_works() -> Non
     await ws.disconnect()
 
 
-def _start_redis(port: int) -> subprocess.Popen[bytes]:
-    server = subprocess.Popen(
-        [
-            shutil.which("redis-server") or "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            if redis.Redis(port=port).ping():
-                return server
-        except redis.ConnectionError:
-            time.sleep(0.05)
-    raise RuntimeError("redis-server did not start")
-
-
-@pytest.fixture
-def private_redis(redis_url: str) -> Iterator[tuple[int, list[subprocess.Popen[bytes]]]]:
-    """A Redis of this test's own, which it may stop and start at will."""
-    if not shutil.which("redis-server"):
-        pytest.skip("redis-server is not installed")
-    port = free_port()
-    servers = [_start_redis(port)]
-    yield port, servers
-    for server in servers:
-        server.terminate()
-        server.wait(timeout=10)
-
-
 @pytest.mark.django_db
 def test_redis_down_is_reported_clearly_and_recovery_is_automatic(
-    private_redis: tuple[int, list[subprocess.Popen[bytes]]],
+    own_redis: tuple[int, list[subprocess.Popen[bytes]]],
     settings: Any,
     monkeypatch: pytest.MonkeyPatch,
     client: Any,
@@ -138,7 +96,7 @@ def test_redis_down_is_reported_clearly_and_recovery_is_automatic(
     from django_q.brokers.redis_broker import Redis as RedisBroker
     from django_q.conf import Conf
 
-    port, servers = private_redis
+    port, servers = own_redis
     url = f"redis://127.0.0.1:{port}/0"
     monkeypatch.setattr(Conf, "REDIS", url)
     settings.Q_CLUSTER = {**settings.Q_CLUSTER, "redis": url}
@@ -154,5 +112,5 @@ def test_redis_down_is_reported_clearly_and_recovery_is_automatic(
     assert down.status_code == 503
     assert "Connection" in down.json()["checks"]["queue"]["detail"]
 
-    servers.append(_start_redis(port))
+    servers.append(start_redis(port))
     assert client.get("/healthz").status_code == 200

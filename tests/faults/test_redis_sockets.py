@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,7 @@ from apps.accounts.models import User
 from apps.chat.models import Conversation, Message
 from apps.chat.services import conversation_create
 from tests.factories import UserFactory
-from tests.processes import free_port, running_site, start_redis
+from tests.processes import running_site, start_redis
 
 # A person reads for a while between turns; channels_redis's reads are 5 s long, and
 # before the fix every idle socket died within 10 s.
@@ -120,19 +118,6 @@ def test_idle_chat_and_events_sockets_still_answer_after_30_seconds(
         asyncio.run(scenario(port))
     assert "TimeoutError" not in (tmp_path / "site.log").read_text()
     assert _answers(conversation) == ["complete"]
-
-
-@pytest.fixture
-def own_redis(redis_url: str) -> Iterator[tuple[int, list[subprocess.Popen[bytes]]]]:
-    """A Redis of this test's own, which it stops and starts again."""
-    if not shutil.which("redis-server"):
-        pytest.skip("redis-server is not installed")
-    port = free_port()
-    servers = [start_redis(port)]
-    yield port, servers
-    for server in servers:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 @pytest.mark.redis
