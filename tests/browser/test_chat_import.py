@@ -47,3 +47,52 @@ def test_an_export_is_uploaded_and_becomes_searchable(
     expect(page.get_by_text("Imported from ChatGPT · searchable")).to_be_visible()
     expect(page.locator("article.msg")).to_have_count(4)
     shot("conversation")
+
+
+@pytest.mark.parametrize("viewport", [(1366, 900), (390, 844)], ids=["desktop", "phone"])
+def test_a_failed_import_says_why_and_is_retried_then_deleted_with_its_conversations(
+    page: Page,
+    server: str,
+    shot: Any,
+    tmp_path: Path,
+    viewport: tuple[int, int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from apps.chat.exports import tasks
+    from apps.chat.exports.parse import ExportError
+
+    def damaged(handle: Any) -> int:
+        raise ExportError("The export is damaged: conversations.json ends early.")
+
+    monkeypatch.setattr(tasks, "count_conversations", damaged)
+    page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+    log_in(page, server, email=f"retrier-{viewport[0]}@example.com")
+    page.goto(f"{server}/imports/")
+    export = tmp_path / "chatgpt-export.zip"
+    export.write_bytes(zipped(chatgpt_export()))
+    page.get_by_label("Export file").set_input_files(str(export))
+    page.get_by_role("button", name="Import").click()
+
+    card = page.locator("article.import").first
+    expect(card.locator("[data-status-text]")).to_have_text("Failed", timeout=20_000)
+    expect(card).to_contain_text("The export is damaged: conversations.json ends early.")
+    shot("failed")
+
+    monkeypatch.undo()  # the file reads again
+    card.get_by_role("button", name="Retry").click()
+    card = page.locator("article.import").first
+    expect(card.locator("[data-status-text]")).to_have_text("Searchable", timeout=20_000)
+    assert (
+        Conversation.objects.filter(user__email=f"retrier-{viewport[0]}@example.com").count() == 2
+    )
+
+    card.get_by_label("with the conversations it stored").check()
+    card.get_by_role("button", name="Delete import").click()
+    expect(
+        page.get_by_text("Deleted the import of chatgpt-export.zip and 2 conversations.")
+    ).to_be_visible()
+    expect(page.get_by_text("No imports yet")).to_be_visible()
+    shot("deleted")
+    assert not Conversation.objects.filter(
+        user__email=f"retrier-{viewport[0]}@example.com"
+    ).exists()

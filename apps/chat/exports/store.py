@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from apps.chat.claim_extraction import rule_based_candidates
@@ -276,9 +276,14 @@ def chat_import_delete(*, chat_import: ChatImport, with_conversations: bool = Fa
     if with_conversations:
         conversations = set(chat_import.messages.values_list("conversation_id", flat=True))
         chat_import.messages.all().delete()
-        _, counts = Conversation.objects.filter(
-            pk__in=conversations, messages__isnull=True
-        ).delete()
+        # The conversations left empty, and the empty ones an export brings (a ChatGPT
+        # conversation of nothing but hidden system messages): an imported conversation
+        # without a message is nothing a person can read.
+        brought = Q(pk__in=conversations)
+        if chat_import.source:  # never the user's own (not imported) conversations
+            brought |= Q(project=chat_import.project, external_source=chat_import.source)
+        empty = Conversation.objects.filter(brought, user=chat_import.user, messages__isnull=True)
+        _, counts = empty.delete()
         deleted = counts.get("chat.Conversation", 0)
     name = chat_import.file.name
     chat_import.delete()
