@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -20,7 +18,7 @@ from apps.core import health
 from apps.core.health import CheckResult, health_check
 from apps.core.models import Work
 from apps.core.work import work_run_due
-from tests.processes import ROOT, free_port, process_env, wait_for_port
+from tests.processes import free_port, running_site
 
 pytestmark = pytest.mark.django_db
 
@@ -105,23 +103,11 @@ def test_another_app_adds_a_check(client: Client, monkeypatch: pytest.MonkeyPatc
 def site_without_database() -> Iterator[int]:
     """The site served by uvicorn with DATABASE_URL naming a port nothing listens on: a
     database that is down (stopped, restarting, or the network between is)."""
-    port, dead_port = free_port(), free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port)],
-        cwd=ROOT,
-        env=process_env(
-            DATABASE_URL=f"postgres://cairn:secret@127.0.0.1:{dead_port}/cairn",
-            CAIRN_WARM_UP="0",
-        ),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port)
+    dead_port = free_port()
+    with running_site(
+        lifespan=False, DATABASE_URL=f"postgres://cairn:secret@127.0.0.1:{dead_port}/cairn"
+    ) as port:
         yield port
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 def test_a_database_that_is_down_is_503_in_words(site_without_database: int) -> None:
