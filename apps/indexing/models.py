@@ -139,6 +139,10 @@ class Document(models.Model):
         default=0, help_text="Failed indexing attempts since the last success."
     )
     indexed_at = models.DateTimeField(null=True, blank=True)
+    # When its text was written, as far as the file tells (a date at its head, a PDF's
+    # creation date) or, for a folder's file, its modified time; an upload's own time says
+    # nothing of it. Its passages carry it as ``said_at``: "in May 2024" finds them.
+    dated_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -233,7 +237,7 @@ class Chunk(models.Model):
     )
     # When a chat message's words were said (its created_at, copied as user is): a question
     # that names a time ("in March 2023") ranks the turns of that stretch (``periods``).
-    # Null for file passages: a file's upload date says nothing of when its text happened.
+    # A file's passages carry their document's ``dated_at`` (null when the file tells none).
     said_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -65,6 +65,8 @@ if TYPE_CHECKING:
 KINDS = ("claim", "document", "message")
 # How much deeper an evidence search reads, for the turns it then leaves out.
 EVIDENCE_DEPTH = 3
+# How deep it reads at the most, when Cairn's answers crowd the first reading.
+EVIDENCE_MAX_READ = 270
 EXCERPT_CHARS = 300
 MAX_K = 100
 
@@ -94,7 +96,7 @@ class SearchHit:
     excerpt: str = ""
     text: str = ""
     created_at: datetime | None = None
-    # A chat turn said in the period the query names ("in May 2024").
+    # A chat turn said, or a file written, in the period the query names ("in May 2024").
     in_period: bool = False
     # What someone said or wrote (``evidence.is_evidence``); False for Cairn's answers.
     evidence: bool = True
@@ -116,7 +118,7 @@ def hybrid_search(
     evidence, see ``evidence_search``)."""
     if not query.strip():
         return []
-    excluded, wanted = list(exclude_message_ids), k
+    excluded, wanted = list(exclude_message_ids), _clamp(k)
     if evidence_only and "message" in kinds:
         # Forgotten turns are few: left out of every ranking. The turns that are no
         # evidence (Cairn's answers, bare questions) are many: the rankings go deeper and
@@ -125,23 +127,31 @@ def hybrid_search(
         # conversation, in each of them.
         excluded += hidden_message_ids(user=user)
         wanted = EVIDENCE_DEPTH * _clamp(k)
-    rankings = hybrid_rankings(
-        user=user,
-        query=query,
-        project=project,
-        kinds=kinds,
-        depth=_depth(wanted, FUSION),
-        exclude_message_ids=excluded,
-        vector=vector,
-    )
-    fused = rankings.fused(FUSION)[: _clamp(wanted)]
-    similar = [*rankings.vector, *rankings.period]
-    hits = _hits(fused, [*similar, *_similarities(fused, rankings)], rankings.text())
-    if evidence_only:
-        hits = [hit for hit in hits if hit.evidence][: _clamp(k)]
+    while True:
+        rankings = hybrid_rankings(
+            user=user,
+            query=query,
+            project=project,
+            kinds=kinds,
+            depth=_depth(wanted, FUSION),
+            exclude_message_ids=excluded,
+            vector=vector,
+        )
+        fused = rankings.fused(FUSION)[:wanted]
+        similar = [*rankings.vector, *rankings.period]
+        hits = _hits(fused, [*similar, *_similarities(fused, rankings)], rankings.text())
+        if not evidence_only:
+            break
+        kept = [hit for hit in hits if hit.evidence]
+        # Cairn's own answers filled the deeper list (a long chat about one thing): read
+        # deeper again rather than answer with fewer than ``k`` while more are there.
+        if len(kept) >= _clamp(k) or len(fused) < wanted or wanted >= EVIDENCE_MAX_READ:
+            hits = kept[: _clamp(k)]
+            break
+        wanted, vector = min(EVIDENCE_DEPTH * wanted, EVIDENCE_MAX_READ), rankings.query_vector
     said_then = {c.id for c in rankings.period}
     return [
-        replace(hit, in_period=True) if hit.kind == "message" and hit.chunk_id in said_then else hit
+        replace(hit, in_period=True) if hit.kind != "claim" and hit.chunk_id in said_then else hit
         for hit in hits
     ]
 
@@ -208,11 +218,12 @@ def hybrid_rankings(
     windows_result = run_beside(text_rankings_in_session, windows, query, depth)
     if vector is None:
         vector = get_embedding_provider().embed_query(query)
-    period = period_named(query, now=timezone.localtime()) if "message" in kinds else None
+    dated = [kind for kind in kinds if kind in CHUNK_KINDS]
+    period = period_named(query, now=timezone.localtime()) if dated else None
     # A period's turns cost as much as the vector search itself (a year of a long history:
     # 10,000 turns compared one by one), so they are searched beside it.
     period_result = (
-        run_beside(_said_in, period, user, project, exclude_message_ids, vector, depth)
+        run_beside(_said_in, period, user, project, dated, exclude_message_ids, vector, depth)
         if period
         else list
     )
@@ -230,20 +241,22 @@ def _said_in(
     period: Period,
     user: User,
     project: Project | None,
+    kinds: Sequence[str],
     exclude_message_ids: Sequence[uuid.UUID | str],
     vector: Vector,
     depth: int,
 ) -> list[Candidate]:
-    """The chat turns said within ``period``, nearest to the query first: "what did I buy in
-    May 2024?" is about May 2024's turns, whose words need not share any with the question
-    (on the quality corpus such questions' evidence was mostly outside every other list's
-    top ten). Claims and file passages are left out: when they were stored says nothing of
+    """The chat turns said and the files written within ``period``, nearest to the query
+    first: "what did I buy in May 2024?" is about May 2024's turns and receipts, whose words
+    need not share any with the question (on the quality corpus such questions' evidence
+    was mostly outside every other list's top ten). A file counts by the date it tells
+    (``Document.dated_at``); claims are left out: when they were stored says nothing of
     when what they tell happened."""
     said_then = {"said_at__gte": period.start, "said_at__lt": period.end}
-    messages = user_chunks(
-        user=user, project=project, kinds=["message"], exclude_message_ids=exclude_message_ids
+    chunks = user_chunks(
+        user=user, project=project, kinds=kinds, exclude_message_ids=exclude_message_ids
     ).filter(**said_then)
-    [scope] = compile_scopes(messages, None)
+    [scope] = compile_scopes(chunks, None)
     plan = period_plan(scope, Chunk.objects.filter(user=user, **said_then))
     with search_session(["chunk"]):
         return nearest([scope], vector, depth, plan)
@@ -294,10 +307,10 @@ def _clamp(k: int) -> int:
     return max(1, min(int(k), MAX_K))
 
 
-def _depth(k: int, fusion: Fusion) -> int:
-    """How deep each ranking goes: deeper than ``k`` so that an item ranked well by one
-    list and moderately by the other can still rise."""
-    return max(3 * _clamp(k), fusion.min_depth)
+def _depth(wanted: int, fusion: Fusion) -> int:
+    """How deep each ranking goes: deeper than the ``wanted`` hits so that an item ranked
+    well by one list and moderately by the other can still rise."""
+    return max(3 * wanted, fusion.min_depth)
 
 
 def _scopes(

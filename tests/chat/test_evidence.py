@@ -317,3 +317,27 @@ def test_an_imported_conversation_shows_who_wrote_each_turn_with_the_year(
     assert f'id="who-{answered.pk}">ChatGPT</span>' in page
     assert f'id="who-{asked.pk}">You</span>' in page
     assert "6 May 2024, " in page
+
+
+def test_an_evidence_search_reads_deeper_when_cairns_answers_crowd_the_first_reading(
+    user: User, home: Project
+) -> None:
+    """A long chat about one thing: Cairn's answers match the question best and fill the
+    first, deeper reading; the search reads deeper again rather than return fewer than
+    ``k`` of the user's own statements while more are there."""
+    from apps.indexing.search import evidence_search
+    from apps.indexing.services import messages_index
+
+    turns: list[tuple[str, str]] = []
+    for n in range(40):
+        turns.append(("assistant", f"Your cargo bike battery range is about {20 + n} km."))
+    for n in range(12):
+        turns.append(("user", f"Rode the cargo bike to the lake, stop {n}, battery fine."))
+    _, messages = conversation_with(user, home, turns)
+    messages_index(message_ids=[message.pk for message in messages])
+
+    hits = evidence_search(user=user, query="cargo bike battery range", k=10)
+
+    assert len(hits) == 10
+    mine = {message.pk for message in messages if message.role == "user"}
+    assert {hit.message_id for hit in hits} <= mine

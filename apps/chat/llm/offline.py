@@ -35,7 +35,7 @@ from apps.chat.pipeline.list_commands import (
     matching,
     read_list_command,
 )
-from apps.chat.pipeline.sources import SourceItem
+from apps.chat.pipeline.sources import HELD_BACK, SourceItem
 from apps.chat.pipeline.tools.schemas import MEMORY_ADD, MEMORY_LIST, MEMORY_UPDATE
 
 OFFLINE_MODEL = "offline"
@@ -270,7 +270,7 @@ def compose_offline_reply(
     )
     chosen = ranked[:max_sources]
     held = "; ".join(f"“{_quote(item.excerpt, terms)}” [{item.number}]" for item in waiting)
-    held_line = f"Waiting for your review: {held}." if held else ""
+    held_line = f"{HELD_BACK}: {held}." if held else ""
     if not chosen:
         if held_line:
             return held_line

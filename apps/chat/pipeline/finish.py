@@ -39,14 +39,21 @@ async def review(prepared: PreparedTurn, outcome: StreamOutcome, provider: LLMPr
     """Step 10: non-fatal; a complete answer may be corrected, a partial one only loses
     citations that point at nothing. What the review found is kept either way."""
     registry = prepared.registry
-    if outcome.status != Message.Status.COMPLETE or not settings.CAIRN_ALIGNMENT_REVIEW:
-        return Review(answer=registry.strip_invalid_citations(outcome.text))
+    valid = registry.strip_invalid_citations(outcome.text)
+    if outcome.status != Message.Status.COMPLETE:
+        return Review(answer=valid)
+    if not settings.CAIRN_ALIGNMENT_REVIEW:
+        return Review(answer=registry.with_held_back(valid))
     try:
         result = await align_answer(provider, answer=outcome.text, registry=registry)
     except Exception:  # the review is a refinement; the answer stands without it
         logger.exception("alignment review failed")
-        return Review(answer=registry.strip_invalid_citations(outcome.text))
-    return Review(answer=result.answer, corrected=result.corrected, findings=result.issues)
+        return Review(answer=registry.with_held_back(valid))
+    return Review(
+        answer=registry.with_held_back(result.answer),
+        corrected=result.corrected,
+        findings=result.issues,
+    )
 
 
 def source_payload(numbered: Renumbered) -> list[dict[str, Any]]:

@@ -35,6 +35,10 @@ _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 _FOOTER_TITLE_CHARS = 120
 
 
+# How an answer names what it used that still waits for the user's review.
+HELD_BACK = "Waiting for your review"
+
+
 @dataclass(frozen=True)
 class SourceItem:
     """One numbered source of the current turn."""
@@ -154,6 +158,16 @@ class SourceRegistry:
 
         return _map_prose(text, fix_prose)
 
+    def with_held_back(self, text: str) -> str:
+        """``text`` ending with "Waiting for your review: …" when it cites a statement of
+        the user's that waits for their review and does not say so itself (issue 28): the
+        prompt asks the model to, and a model may not; the offline reply always does."""
+        waiting = [item for item in self.cited_items(text) if item.waiting]
+        if not waiting or HELD_BACK.lower() in text.lower():
+            return text
+        held = "; ".join(f"“{_shown(item.excerpt)}” [{item.number}]" for item in waiting)
+        return f"{text.rstrip()}\n\n{HELD_BACK}: {held}."
+
     def footer(self, text: str, *, include_uncited: bool = False) -> str:
         """The sources footer for an answer, or "" when there is nothing to list.
 
@@ -245,3 +259,8 @@ def _footer_line(item: SourceItem) -> str:
     title = re.sub(r"([\\\[\]<>*_`])", r"\\\1", title)
     label = f"[{title}]({item.url})" if item.url else title
     return f"[{item.number}] {label} · {item.kind}"
+
+
+def _shown(excerpt: str, limit: int = 120) -> str:
+    flat = " ".join(excerpt.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"

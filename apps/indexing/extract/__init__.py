@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from .dates import head_date
 from .epub import extract_epub
 from .errors import (
     BinaryContent,
@@ -91,7 +92,9 @@ def extract_text(
         # the format it claims.
         raise CorruptFile(f"not a readable {kind.value} file ({_describe(exc)})") from exc
     # PostgreSQL text cannot hold NUL characters.
-    return replace(extracted, text=extracted.text.replace("\x00", ""))
+    text = extracted.text.replace("\x00", "")
+    # A date written at the file's head is the writer's; metadata is a program's guess.
+    return replace(extracted, text=text, written_at=head_date(text) or extracted.written_at)
 
 
 def _extractor(kind: FileKind) -> Callable[[Path], ExtractedText]:

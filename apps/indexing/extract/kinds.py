@@ -4,6 +4,7 @@ what extracting its text yields."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 
@@ -29,12 +30,14 @@ class FileKind(StrEnum):
 @dataclass(frozen=True)
 class ExtractedText:
     """The text of one file. ``title`` is the document's own (HTML title, e-mail subject,
-    document properties) where it has one; ``page_count`` counts PDF pages or slides."""
+    document properties) where it has one; ``page_count`` counts PDF pages or slides;
+    ``written_at`` is when the file says it was written (``dates``), if it says."""
 
     text: str
     kind: FileKind
     title: str | None = None
     page_count: int | None = None
+    written_at: datetime | None = None
 
 
 PLAIN_KINDS = frozenset(

@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .dates import pdf_date
 from .errors import CorruptFile, NoTextLayer, UnsupportedFileType
 from .kinds import ExtractedText, FileKind
 from .text import normalise_whitespace
@@ -34,6 +35,7 @@ def extract_pdf(path: Path) -> ExtractedText:
         try:
             pages = [_page_text(document, index) for index in range(len(document))]
             title = (document.get_metadata_value("Title") or "").strip() or None
+            created = pdf_date(document.get_metadata_value("CreationDate"))
         except pdfium.PdfiumError as exc:
             raise CorruptFile(f"PDF page unreadable ({exc})") from exc
         finally:
@@ -45,7 +47,7 @@ def extract_pdf(path: Path) -> ExtractedText:
             "text recognition (OCR) is not available"
         )
     text = normalise_whitespace("\n\n".join(pages))
-    return ExtractedText(text, FileKind.PDF, title=title, page_count=len(pages))
+    return ExtractedText(text, FileKind.PDF, title=title, page_count=len(pages), written_at=created)
 
 
 def _page_text(document: PdfDocument, index: int) -> str:

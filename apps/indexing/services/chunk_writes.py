@@ -31,6 +31,7 @@ class Prepared:
     mtime: datetime
     doc_type: str
     note: str = ""
+    dated_at: datetime | None = None
 
 
 def chunks_replace(
@@ -82,6 +83,7 @@ def _chunk(item: Prepared, chunk: TextChunk, vector: object, model_name: str) ->
         end=chunk.end,
         embedding=vector,
         embedding_model=model_name,
+        said_at=item.dated_at,
     )
 
 
@@ -92,18 +94,21 @@ def _mark_indexed(items: Sequence[Prepared]) -> None:
         return
     now = timezone.now()
     rows = ", ".join(
-        ["(%s::uuid, %s::bigint, %s::timestamptz, %s, %s, %s, %s::integer)"] * len(items)
+        ["(%s::uuid, %s::bigint, %s::timestamptz, %s, %s, %s, %s::integer, %s::timestamptz)"]
+        * len(items)
     )
     params: list[Any] = [DocumentStatus.INDEXED, now, now]
     for item in items:
         params += [item.document.pk, item.size, item.mtime, item.sha256, item.doc_type,
-                   item.note, len(item.chunks)]  # fmt: skip
+                   item.note, len(item.chunks), item.dated_at]  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {Document._meta.db_table} AS d SET status = %s, size = v.size, "
             "mtime = v.mtime, sha256 = v.sha256, doc_type = v.doc_type, error = v.error, "
-            "chunk_count = v.chunk_count, indexed_at = %s, attempts = 0, updated_at = %s "
-            f"FROM (VALUES {rows}) AS v(id, size, mtime, sha256, doc_type, error, chunk_count) "
+            "chunk_count = v.chunk_count, dated_at = v.dated_at, indexed_at = %s, attempts = 0, "
+            "updated_at = %s "
+            f"FROM (VALUES {rows}) "
+            "AS v(id, size, mtime, sha256, doc_type, error, chunk_count, dated_at) "
             "WHERE d.id = v.id",
             params,
         )

@@ -26,7 +26,7 @@ from apps.core.storage import StoredFileMissing
 from ..chunking import chunk_document_text, document_window_tokens
 from ..embeddings import EmbeddingProvider, Matrix, get_embedding_provider
 from ..extract import ExtractionError, extract_text
-from ..models import Chunk, Document, DocumentStatus
+from ..models import Chunk, Document, DocumentStatus, SourceKind
 from .chunk_writes import Prepared, chunks_replace
 from .files import UnsafePath, document_file_local, file_sha256
 from .progress import ProgressBatch, source_document_finished
@@ -199,7 +199,12 @@ def _prepare(
             f"(up to character {chunks[limit - 1].end:,})"
         )
         chunks = chunks[:limit]
-    return Prepared(document, chunks, sha256, local.size, local.mtime, extracted.kind.value, note)
+    dated_at = extracted.written_at or (
+        local.mtime if document.source.kind == SourceKind.FOLDER else None
+    )
+    return Prepared(
+        document, chunks, sha256, local.size, local.mtime, extracted.kind.value, note, dated_at
+    )
 
 
 def _is_current(document: Document, sha256: str, model_name: str) -> bool:
