@@ -279,7 +279,6 @@ def message_views(
             )
             continue
         note, note_class = status_note(message)
-        clarify = (message.usage or {}).get("clarify") or []
         views.append(
             MessageView(
                 message=message,
@@ -290,8 +289,8 @@ def message_views(
                 badge=facts_badge(message),
                 memory=_memory_rows(message.memory_used or [], known, pinned_here),
                 review_notes=review_notes(message),
-                review_corrected=bool((message.usage or {}).get("aligned")),
-                clarify_topics=[str(t) for t in clarify] if message.order == last_order else [],
+                review_corrected=message.review_corrected,
+                clarify_topics=list(message.clarify_topics) if message.order == last_order else [],
                 prompt_text=user_text.get(message.order - 1, ""),
                 remember_default=remember_default(message),
                 changes=_answer_changes(message, question_at.get(message.order - 1), changes),

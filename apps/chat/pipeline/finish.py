@@ -12,13 +12,12 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from apps.chat.events import ToolCalled
 from apps.chat.llm import LLMProvider
 from apps.chat.models import Message
 from apps.chat.pipeline.distill_align import ReviewFinding, align_answer
 from apps.chat.pipeline.sources import Renumbered, renumbered
-from apps.chat.services import message_append
-from apps.chat.tasks import extraction_enqueue
+from apps.chat.services import TurnOutcome, message_append
+from apps.core.work import work_add
 from apps.indexing import services as indexing_services
 
 from .saving import PendingAnswer, save_with_retries
@@ -87,6 +86,15 @@ def memory_payload(prepared: PreparedTurn, numbered: Renumbered) -> list[dict[st
     return rows
 
 
+def extraction_enqueue(*, user_message_id: object, assistant_message_id: object) -> None:
+    """Owe step 12, memory extraction, in the transaction that saves the answer. The task
+    is named, not imported: the background job sits above the pipeline it is owed by."""
+    work_add(
+        task="apps.chat.tasks.extract_memories",
+        args=[str(user_message_id), str(assistant_message_id)],
+    )
+
+
 def save_answer(pending: PendingAnswer) -> Message:
     """Step 11: the answer, renumbered by first use, with its footer, memory, sources,
     the review's findings and counts, in one row, under the id chosen for it: a retry
@@ -111,12 +119,12 @@ def save_answer(pending: PendingAnswer) -> Message:
             fact_counts=prepared.fact_counts.as_dict(),
             index_status=prepared.index_status,
             model_name=outcome.model,
-            usage={
-                **outcome.usage,
-                "aligned": checked.corrected,
-                "distilled": prepared.distilled,
-                "tools": len([e for e in outcome.tool_events if isinstance(e, ToolCalled)]),
-            },
+            outcome=TurnOutcome(
+                usage=outcome.usage,
+                review_corrected=checked.corrected,
+                memory_distilled=prepared.distilled,
+                tool_calls=outcome.tool_calls,
+            ),
         )
         if outcome.status in (Message.Status.COMPLETE, Message.Status.PARTIAL):
             # Step 12, owed with the answer: memory extraction runs in the background, per

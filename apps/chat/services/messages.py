@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypedDict
 
 from django.db import transaction
 from django.db.models import Max
@@ -10,6 +11,25 @@ from django.utils import timezone
 from apps.chat.models import Conversation, Message
 
 TITLE_FROM_MESSAGE_CHARS = 60
+
+
+class TokenUsage(TypedDict):
+    """What ``Message.usage`` holds: the tokens the answer cost, and nothing else."""
+
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnOutcome:
+    """What a turn did besides answering, each in the answer's own column (issue 27:
+    these were flags inside ``usage``, read back as ``(usage or {}).get(...)``)."""
+
+    usage: TokenUsage | None = None
+    review_corrected: bool = False
+    memory_distilled: bool = False
+    tool_calls: int = 0
+    clarify_topics: tuple[str, ...] = ()
 
 
 @transaction.atomic
@@ -25,18 +45,20 @@ def message_append(
     fact_counts: dict[str, Any] | None = None,
     index_status: str = "",
     model_name: str = "",
-    usage: dict[str, Any] | None = None,
+    outcome: TurnOutcome | None = None,
     review_findings: list[dict[str, Any]] | None = None,
     message_id: uuid.UUID | None = None,
 ) -> Message:
     """Add a message at the end of the conversation. The JSON columns (memory used,
-    sources, fact counts, usage) take what the pipeline's dataclasses serialise to.
+    sources, fact counts) take what the pipeline's dataclasses serialise to; ``outcome``
+    says what the turn did (an assistant message's tokens, review, tools, clarification).
     ``message_id`` is chosen by a caller that retries the save: the id tells whether an
     earlier try committed after all.
 
     The conversation row is locked while the next order number is taken, so two turns
     arriving at once (two tabs) never get the same order.
     """
+    outcome = outcome or TurnOutcome()
     locked = Conversation.objects.select_for_update().get(pk=conversation.pk)
     last = locked.messages.aggregate(last=Max("order"))["last"]
     message = Message.objects.create(
@@ -53,7 +75,11 @@ def message_append(
         fact_counts=fact_counts or {},
         index_status=index_status,
         model_name=model_name,
-        usage=usage or {},
+        usage=dict(outcome.usage or {}),
+        review_corrected=outcome.review_corrected,
+        memory_distilled=outcome.memory_distilled,
+        tool_calls=outcome.tool_calls,
+        clarify_topics=list(outcome.clarify_topics),
     )
     update: dict[str, Any] = {"updated_at": timezone.now()}
     if not locked.title and role == Message.Role.USER and content.strip():
