@@ -154,7 +154,7 @@ class ChatConsumer(SessionBound):  # closed when its session ends (logout, passw
             return
         self.turn = asyncio.create_task(answer_save_again(pending=pending, emit=self.emit))
 
-    async def start_turn(self, content: dict[str, Any]) -> None:
+    async def start_turn(self, content: object) -> None:
         if self.turn is not None and not self.turn.done():
             await self.emit(
                 TurnError(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from apps.chat.pipeline.types import MAX_MESSAGE_CHARS, TurnRequest
@@ -35,9 +35,11 @@ class SendMessageInput(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    text: str
-    attached_claim_ids: tuple[uuid.UUID, ...] = ()
-    fact_topic: str | None = None
+    # The bounds are written here for the API's schema; the validators below check them
+    # first, in words that name the field.
+    text: str = Field(max_length=MAX_MESSAGE_CHARS)
+    attached_claim_ids: tuple[uuid.UUID, ...] = Field(default=(), max_length=MAX_ATTACHED_CLAIMS)
+    fact_topic: str | None = Field(default=None, max_length=MAX_FACT_TOPIC_CHARS)
 
     @field_validator("text", mode="before")
     @classmethod

@@ -63,6 +63,21 @@ def test_the_data_migration_moves_the_flags_out_of_usage(user: User) -> None:
     assert 'data-clarify-topic="books"' in html
 
 
+def test_migrating_back_puts_the_flags_into_usage_again(user: User) -> None:
+    conversation = conversation_create(user=user)
+    old = {"input_tokens": 9, "output_tokens": 3, "aligned": True, "distilled": False, "tools": 1}
+    answer = _old_row(conversation, "You prefer mornings [1].", old)
+    clarifying = _old_row(conversation, "Which list do you mean?", {"clarify": ["crypto"]})
+
+    migration.flags_out_of_usage(installed_apps, None)
+    migration.flags_back_into_usage(installed_apps, None)
+
+    answer.refresh_from_db()
+    clarifying.refresh_from_db()
+    assert answer.usage == old
+    assert clarifying.usage == {"clarify": ["crypto"]}
+
+
 def test_a_turn_with_a_tool_call_saves_tokens_in_usage_and_the_call_in_its_column(
     token_client: APIClient, user: User
 ) -> None:

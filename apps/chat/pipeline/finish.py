@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -16,7 +15,13 @@ from apps.chat.llm import LLMProvider
 from apps.chat.models import Message
 from apps.chat.pipeline.distill_align import ReviewFinding, align_answer
 from apps.chat.pipeline.sources import Renumbered, renumbered
-from apps.chat.services import TurnOutcome, message_append
+from apps.chat.services import (
+    StoredFinding,
+    StoredMemoryItem,
+    StoredSource,
+    TurnOutcome,
+    message_append,
+)
 from apps.core.work import work_add
 from apps.indexing import services as indexing_services
 
@@ -48,7 +53,7 @@ async def review(prepared: PreparedTurn, outcome: StreamOutcome, provider: LLMPr
     return Review(answer=result.answer, corrected=result.corrected, findings=result.issues)
 
 
-def source_payload(numbered: Renumbered) -> list[dict[str, Any]]:
+def source_payload(numbered: Renumbered) -> list[StoredSource]:
     return [
         {
             "number": item.number,
@@ -65,7 +70,7 @@ def source_payload(numbered: Renumbered) -> list[dict[str, Any]]:
 
 def findings_payload(
     findings: Sequence[ReviewFinding], numbered: Renumbered
-) -> list[dict[str, Any]]:
+) -> list[StoredFinding]:
     """The findings in the saved answer's numbers; one about a number the final answer no
     longer cites (a correction removed it) keeps its reason but loses the number."""
     payload = []
@@ -76,7 +81,7 @@ def findings_payload(
     return payload
 
 
-def memory_payload(prepared: PreparedTurn, numbered: Renumbered) -> list[dict[str, Any]]:
+def memory_payload(prepared: PreparedTurn, numbered: Renumbered) -> list[StoredMemoryItem]:
     rows = []
     for item in prepared.memory:
         row = item.as_dict()

@@ -9,10 +9,22 @@ from .conversations import (
     conversation_unpin_claim,
     conversation_update,
 )
-from .messages import TokenUsage, TurnOutcome, message_append
+from .messages import (
+    StoredFactCounts,
+    StoredFinding,
+    StoredMemoryItem,
+    StoredSource,
+    TokenUsage,
+    TurnOutcome,
+    message_append,
+)
 from .rate_limit import TurnsExhausted, turn_rate_limit_take
 
 __all__ = [
+    "StoredFactCounts",
+    "StoredFinding",
+    "StoredMemoryItem",
+    "StoredSource",
     "TokenUsage",
     "TurnOutcome",
     "TurnsExhausted",

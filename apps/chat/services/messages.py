@@ -13,6 +13,53 @@ from apps.chat.models import Conversation, Message
 TITLE_FROM_MESSAGE_CHARS = 60
 
 
+# The shapes of the answer's JSON columns, as the pipeline writes them and the page reads them.
+
+
+class StoredSource(TypedDict):
+    """One numbered source of a saved answer (``Message.sources``)."""
+
+    number: int
+    kind: str
+    ref_id: str
+    title: str
+    excerpt: str
+    url: str | None
+    cited: bool
+
+
+class StoredMemoryItem(TypedDict):
+    """One claim the answer was given (``Message.memory_used``), with its label."""
+
+    claim_id: str
+    number: int
+    friendly_id: str
+    statement: str
+    claim_types: list[str]
+    label: str
+    source: int | None  # its `[N]` in the saved answer, when it was a source
+    background: bool
+
+
+class StoredFinding(TypedDict):
+    """What the alignment review found (``Message.review_findings``)."""
+
+    type: str
+    ref: int | None
+    reason: str
+
+
+class StoredFactCounts(TypedDict):
+    """The facts a question wrote and read (``Message.fact_counts``)."""
+
+    changes: list[str]
+    stored: int
+    updated: int
+    retrieved: int
+    ambiguous_topics: list[str]
+    unresolved: list[str]
+
+
 class TokenUsage(TypedDict):
     """What ``Message.usage`` holds: the tokens the answer cost, and nothing else."""
 
@@ -40,13 +87,13 @@ def message_append(
     content: str,
     status: str = Message.Status.COMPLETE,
     error: str = "",
-    memory_used: list[dict[str, Any]] | None = None,
-    sources: list[dict[str, Any]] | None = None,
-    fact_counts: dict[str, Any] | None = None,
+    memory_used: list[StoredMemoryItem] | None = None,
+    sources: list[StoredSource] | None = None,
+    fact_counts: StoredFactCounts | None = None,
     index_status: str = "",
     model_name: str = "",
     outcome: TurnOutcome | None = None,
-    review_findings: list[dict[str, Any]] | None = None,
+    review_findings: list[StoredFinding] | None = None,
     message_id: uuid.UUID | None = None,
 ) -> Message:
     """Add a message at the end of the conversation. The JSON columns (memory used,
