@@ -17,6 +17,7 @@ from apps.chat.events import message_html
 from apps.chat.models import Conversation, Message
 from apps.chat.pipeline.stream import STOPPED_BY_USER
 from apps.chat.reading import read_references
+from apps.chat.services import StoredMemoryItem
 from apps.claims.models import ClaimStatus
 from apps.claims.selectors import claim_list, claims_from_messages
 from apps.indexing.evidence import said_by, said_on
@@ -191,7 +192,7 @@ def _label_class(label: str) -> str:
 
 
 def _memory_rows(
-    items: Sequence[dict[str, Any]], known: dict[str, bool], pinned_here: set[str]
+    items: Sequence[StoredMemoryItem], known: dict[str, bool], pinned_here: set[str]
 ) -> list[MemoryRow]:
     rows = []
     for item in items:
