@@ -135,6 +135,9 @@ def build(*, name: str = "answers") -> Scenario:
 
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
     settings.MEDIA_ROOT = tempfile.mkdtemp(prefix="cairn-bench-answers-")
+    # The REST turn counts against the chat rate limit too (issue 27): measuring answers,
+    # not the limiter.
+    settings.CAIRN_CHAT_RATE_LIMIT = "100000/60"
     user = UserFactory(email=f"{name}-{uuid.uuid4().hex[:8]}@example.com")
     _, key = api_token_create(user=user, name="bench")
     client = APIClient()

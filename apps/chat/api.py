@@ -23,10 +23,8 @@ from .error_codes import REJECTION_CODES, ErrorCode
 from .events import Ack, AnswerUnsaved, TurnError, TurnEvent, references_payload
 from .llm.factory import build_provider
 from .models import Conversation, Message
-from .pipeline.prepare import attached_ids
 from .pipeline.saving import failure_in_words
-from .pipeline.turn import run_turn
-from .pipeline.types import MAX_MESSAGE_CHARS, TurnRejected, TurnRequest
+from .pipeline.types import MAX_MESSAGE_CHARS, TurnRejected
 from .selectors import (
     conversation_get,
     conversation_import_state,
@@ -34,14 +32,16 @@ from .selectors import (
     conversation_messages,
 )
 from .services import (
-    conversation_create,
     conversation_delete,
     conversation_pin_claim,
     conversation_set_archived,
+    conversation_start,
     conversation_unpin_claim,
     conversation_update,
 )
 from .transcripts import TranscriptTurn, transcript_import
+from .turn import run_turn
+from .turn_input import InputRefused, SendMessageInput
 
 MAX_TRANSCRIPT_TURNS = 5_000
 logger = logging.getLogger(__name__)
@@ -64,6 +64,10 @@ class MessageSerializer(serializers.ModelSerializer):
             "index_status",
             "model_name",
             "usage",
+            "review_corrected",
+            "memory_distilled",
+            "tool_calls",
+            "clarify_topics",
             "notices",
             "error",
             "created_at",
@@ -114,15 +118,6 @@ class ConversationSerializer(serializers.ModelSerializer):
         ]
 
 
-@extend_schema_serializer(component_name="ChatPostInput")
-class PostInputSerializer(serializers.Serializer):
-    text = serializers.CharField(max_length=MAX_MESSAGE_CHARS, trim_whitespace=False)
-    attached_claim_ids = serializers.ListField(
-        child=serializers.UUIDField(), required=False, max_length=50
-    )
-    fact_topic = serializers.CharField(required=False, allow_blank=True, max_length=100)
-
-
 @extend_schema_serializer(component_name="ChatPostOutput")
 class PostOutputSerializer(serializers.Serializer):
     saved = serializers.BooleanField(
@@ -170,7 +165,11 @@ class TranscriptSerializer(serializers.Serializer):
 @extend_schema_view(
     list=extend_schema(summary="List your conversations", tags=["chat"]),
     retrieve=extend_schema(summary="Read a conversation", tags=["chat"]),
-    create=extend_schema(summary="Start a conversation", tags=["chat"]),
+    create=extend_schema(
+        summary="Start a conversation (or get the newest one back while it is still empty)",
+        tags=["chat"],
+        responses={200: ConversationSerializer, 201: ConversationSerializer},
+    ),
     partial_update=extend_schema(summary="Rename or archive a conversation", tags=["chat"]),
     destroy=extend_schema(summary="Delete a conversation and its messages", tags=["chat"]),
 )
@@ -197,11 +196,19 @@ class ConversationViewSet(
     def get_object(self) -> Conversation:
         return conversation_get(user=current_user(self.request), conversation_id=self.kwargs["pk"])
 
-    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
-        user = current_user(self.request)
-        project = serializer.validated_data.get("project")  # the user's own (the field)
-        serializer.instance = conversation_create(
-            user=user, project=project, title=serializer.validated_data.get("title", "")
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """201 with a new conversation, or 200 with the newest one while it is still empty
+        and untitled in that project (the rule every door that starts one follows)."""
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        conversation, created = conversation_start(
+            user=current_user(request),
+            project=serializer.validated_data.get("project"),  # the user's own (the field)
+            title=serializer.validated_data.get("title", ""),
+        )
+        return Response(
+            self.get_serializer(conversation).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
     def perform_update(self, serializer: serializers.BaseSerializer) -> None:
@@ -234,14 +241,20 @@ class ConversationViewSet(
     @extend_schema(
         summary="Send a message and receive the complete answer",
         tags=["chat"],
-        request=PostInputSerializer,
-        responses={201: PostOutputSerializer, 503: PostFailureSerializer},
+        request=SendMessageInput,
+        responses={
+            201: PostOutputSerializer,
+            429: PostFailureSerializer,
+            503: PostFailureSerializer,
+        },
     )
     @messages.mapping.post
     def post_message(self, request: Request, pk: str | None = None) -> Response:
         conversation = self.get_object()
-        data = PostInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        try:
+            turn_request = SendMessageInput.read(request.data).request()
+        except InputRefused as refusal:  # the websocket refuses with the same words
+            raise serializers.ValidationError({refusal.field: [refusal.message]}) from None
         events: list[TurnEvent] = []
 
         async def collect(event: TurnEvent) -> None:
@@ -255,13 +268,7 @@ class ConversationViewSet(
                     conversation=conversation,
                     emit=collect,
                     provider=provider,
-                    request=TurnRequest(
-                        text=data.validated_data["text"],
-                        attached_claim_ids=attached_ids(
-                            data.validated_data.get("attached_claim_ids", [])
-                        ),
-                        fact_topic=data.validated_data.get("fact_topic") or None,
-                    ),
+                    request=turn_request,
                 )
             finally:
                 await provider.aclose()
@@ -343,6 +350,12 @@ class ConversationViewSet(
         """A turn that ended without an answer: a refusal is the client's (400); a failure
         is the server's (503), saying whether the message was saved (issue 26)."""
         error = next((e for e in reversed(events) if isinstance(e, TurnError)), None)
+        if error is not None and error.code == ErrorCode.RATE_LIMITED:
+            return Response(
+                {"saved": False, "code": str(error.code), "detail": error.message},
+                status=status.HTTP_429_TOO_MANY_REQUESTS,
+                headers={"Retry-After": str(error.retry_after or 1)},
+            )
         if error is None or error.code in REJECTION_CODES:
             raise serializers.ValidationError({"text": error.message if error else "Refused."})
         saved = saved or error.code != ErrorCode.NOT_SAVED

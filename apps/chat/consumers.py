@@ -9,10 +9,7 @@ import logging
 from typing import Any
 
 from channels.db import database_sync_to_async
-from django.conf import settings
-from django.core.cache import cache
 from django.http import Http404
-from redis.exceptions import RedisError
 
 from apps.accounts.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, SessionBound, refuse
 from apps.accounts.models import User
@@ -28,33 +25,14 @@ from apps.chat.events import (
 )
 from apps.chat.llm.factory import provider_for_running_loop
 from apps.chat.models import Conversation
-from apps.chat.pipeline.prepare import attached_ids
 from apps.chat.pipeline.saving import PendingAnswer, failure_in_words
-from apps.chat.pipeline.turn import answer_save_again, run_turn
-from apps.chat.pipeline.types import MAX_MESSAGE_CHARS, TurnRejected, TurnRequest
+from apps.chat.pipeline.types import MAX_MESSAGE_CHARS, TurnRequest
 from apps.chat.selectors import conversation_get
+from apps.chat.turn import answer_save_again, run_turn
+from apps.chat.turn_input import InputRefused, SendMessageInput
 from apps.core.validation import NESTED_TOO_DEEPLY, input_problem
 
 logger = logging.getLogger(__name__)
-
-
-def rate_limit_allows(user_id: int) -> bool:
-    """A fixed window per user (CAIRN_CHAT_RATE_LIMIT = "turns/seconds"), in the cache, so
-    it holds across processes when the cache is Redis."""
-    turns, seconds = (int(part) for part in settings.CAIRN_CHAT_RATE_LIMIT.split("/"))
-    key = f"chat-rate:{user_id}"
-    try:
-        if cache.add(key, 1, timeout=seconds):
-            return True
-        try:
-            return cache.incr(key) <= turns
-        except ValueError:  # the window expired between add and incr
-            cache.add(key, 1, timeout=seconds)
-            return True
-    except (RedisError, OSError) as error:
-        # Redis down: a turn needs only the database, so the limit gives way (issue 26).
-        logger.warning("rate limit not checked, the cache is unreachable: %s", error)
-        return True
 
 
 class ChatConsumer(SessionBound):  # closed when its session ends (logout, password change)
@@ -176,7 +154,7 @@ class ChatConsumer(SessionBound):  # closed when its session ends (logout, passw
             return
         self.turn = asyncio.create_task(answer_save_again(pending=pending, emit=self.emit))
 
-    async def start_turn(self, content: dict[str, Any]) -> None:
+    async def start_turn(self, content: object) -> None:
         if self.turn is not None and not self.turn.done():
             await self.emit(
                 TurnError(
@@ -185,28 +163,10 @@ class ChatConsumer(SessionBound):  # closed when its session ends (logout, passw
             )
             return
         try:
-            text = content.get("text")
-            if not isinstance(text, str):
-                raise TurnRejected("'text' must be a string.", ErrorCode.INVALID)
-            topic = content.get("fact_topic")
-            attached = content.get("attached_claim_ids") or []
-            if not isinstance(attached, list):
-                raise TurnRejected(
-                    "'attached_claim_ids' must be a list of claim ids.", ErrorCode.INVALID
-                )
-            request = TurnRequest(
-                text=text,
-                attached_claim_ids=attached_ids(attached),
-                fact_topic=topic if isinstance(topic, str) and topic.strip() else None,
-            )
-        except TurnRejected as rejection:
-            await self.emit(TurnError(code=rejection.code, message=str(rejection)))
-            return
-        if not await database_sync_to_async(rate_limit_allows)(self.user.pk):
+            request = SendMessageInput.read(content).request()
+        except InputRefused as refusal:
             await self.emit(
-                TurnError(
-                    code=ErrorCode.RATE_LIMITED, message="Too many messages at once; wait a moment."
-                )
+                TurnError(code=ErrorCode.INVALID, message=refusal.message, field=refusal.field)
             )
             return
         self.acked = False

@@ -84,6 +84,8 @@ class TurnError:
     code: ErrorCode
     message: str
     message_id: uuid.UUID | None = None  # the saved (partial) answer, when there is one
+    retry_after: int | None = None  # rate limited: whole seconds until a turn may start
+    field: str | None = None  # refused input: the field that was wrong ("fact_topic")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -182,6 +184,10 @@ def message_payload(message: Message, html: str) -> dict[str, Any]:
         "index_status": message.index_status,
         "model": message.model_name,
         "usage": message.usage,
+        "review_corrected": message.review_corrected,
+        "memory_distilled": message.memory_distilled,
+        "tool_calls": message.tool_calls,
+        "clarify_topics": message.clarify_topics,
         "error": message.error,
         "notices": message.notices,
         "created_at": message.created_at.isoformat(),
@@ -268,12 +274,16 @@ def event_payload(event: TurnEvent) -> dict[str, Any]:
             }
             if event.message_id is not None:
                 payload["message_id"] = str(event.message_id)
+            if event.retry_after is not None:
+                payload["retry_after"] = event.retry_after
+            if event.field is not None:
+                payload["field"] = event.field
             return payload
         case Reviewed():
             return {
                 "type": "review",
                 "message_id": str(event.message.id),
-                "corrected": bool((event.message.usage or {}).get("aligned")),
+                "corrected": event.message.review_corrected,
                 "findings": list(event.message.review_findings or []),
             }
         case Done():

@@ -3,6 +3,7 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from apps.core.storage import upload_key
@@ -81,7 +82,20 @@ class Message(models.Model):
     fact_counts = models.JSONField(default=dict, blank=True)
     index_status = models.CharField(max_length=20, blank=True)
     model_name = models.CharField(max_length=100, blank=True)
+    # Token counts only ({"input_tokens", "output_tokens"}); what the turn did is below.
     usage = models.JSONField(default=dict, blank=True)
+    # What the turn did besides answering (issue 27: these were flags inside `usage`).
+    review_corrected = models.BooleanField(
+        default=False, help_text="The alignment review corrected the answer."
+    )
+    memory_distilled = models.BooleanField(
+        default=False, help_text="A cheap model condensed the memory the answer was given."
+    )
+    tool_calls = models.PositiveIntegerField(
+        default=0, help_text="How many memory tools the model called while answering."
+    )
+    # A clarifying question ("Which list do you mean?") offers these lists to pick from.
+    clarify_topics = ArrayField(models.TextField(), default=list, blank=True)
     # What the turn told the user besides the answer, kept so a reload shows it too
     # (issue 18): [{"kind": "fact" | "notice", "text": "Saved #1 crypto = BTC"}, …].
     notices = models.JSONField(default=list, blank=True)

@@ -17,6 +17,7 @@ from apps.chat.events import message_html
 from apps.chat.models import Conversation, Message
 from apps.chat.pipeline.stream import STOPPED_BY_USER
 from apps.chat.reading import read_references
+from apps.chat.services import StoredMemoryItem
 from apps.claims.models import ClaimStatus
 from apps.claims.selectors import claim_list, claims_from_messages
 from apps.indexing.evidence import said_by, said_on
@@ -191,7 +192,7 @@ def _label_class(label: str) -> str:
 
 
 def _memory_rows(
-    items: Sequence[dict[str, Any]], known: dict[str, bool], pinned_here: set[str]
+    items: Sequence[StoredMemoryItem], known: dict[str, bool], pinned_here: set[str]
 ) -> list[MemoryRow]:
     rows = []
     for item in items:
@@ -279,7 +280,6 @@ def message_views(
             )
             continue
         note, note_class = status_note(message)
-        clarify = (message.usage or {}).get("clarify") or []
         views.append(
             MessageView(
                 message=message,
@@ -290,8 +290,8 @@ def message_views(
                 badge=facts_badge(message),
                 memory=_memory_rows(message.memory_used or [], known, pinned_here),
                 review_notes=review_notes(message),
-                review_corrected=bool((message.usage or {}).get("aligned")),
-                clarify_topics=[str(t) for t in clarify] if message.order == last_order else [],
+                review_corrected=message.review_corrected,
+                clarify_topics=list(message.clarify_topics) if message.order == last_order else [],
                 prompt_text=user_text.get(message.order - 1, ""),
                 remember_default=remember_default(message),
                 changes=_answer_changes(message, question_at.get(message.order - 1), changes),

@@ -11,20 +11,12 @@ from django.db import transaction
 from apps.accounts.models import MemoryMode
 from apps.chat.models import Message
 from apps.claims.models import ClaimOrigin, ClaimStatus
-from apps.core.work import durable, work_add
+from apps.core.work import durable
 
 from .claim_extraction import EXTRACT_SYSTEM, Candidate, parse_llm_candidates, rule_based_candidates
 from .pipeline.dedupe import claim_add_or_reinforce
 
 logger = logging.getLogger(__name__)
-
-
-def extraction_enqueue(*, user_message_id: object, assistant_message_id: object) -> None:
-    """Owe the extraction, in the transaction that saves the answer."""
-    work_add(
-        task="apps.chat.tasks.extract_memories",
-        args=[str(user_message_id), str(assistant_message_id)],
-    )
 
 
 def _candidates(user_message: Message, assistant_message: Message) -> list[Candidate]:

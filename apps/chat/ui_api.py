@@ -20,10 +20,10 @@ from apps.chat.pipeline.types import MAX_MESSAGE_CHARS
 from apps.chat.presentation import remember_default
 from apps.chat.selectors import conversation_get, conversation_list, message_get
 from apps.chat.services import (
-    conversation_create,
     conversation_delete,
     conversation_pin_claim,
     conversation_set_archived,
+    conversation_start,
     conversation_unpin_claim,
     conversation_update,
 )
@@ -120,15 +120,16 @@ def conversations(request: HttpRequest, params: Query[ConversationQuery]) -> lis
     return [_conversation_out(c) for c in found[:LIST_LIMIT]]
 
 
-@router.post("/conversations", response={201: ConversationOut})
+@router.post("/conversations", response={200: ConversationOut, 201: ConversationOut})
 def conversation_new(
     request: HttpRequest, payload: ConversationCreateIn
 ) -> Status[ConversationOut]:
+    """201 with a new conversation, or 200 with the newest one while it is still empty."""
     try:
-        conversation = conversation_create(user=current_user(request), title=payload.title)
+        conversation, created = conversation_start(user=current_user(request), title=payload.title)
     except ValidationError as error:
         raise _invalid(error) from error
-    return Status(201, _conversation_out(conversation))
+    return Status(201 if created else 200, _conversation_out(conversation))
 
 
 @router.patch("/conversations/{conversation_id}", response=ConversationOut)

@@ -43,9 +43,9 @@ from .selectors import (
     message_get,
 )
 from .services import (
-    conversation_create,
     conversation_delete,
     conversation_set_archived,
+    conversation_start,
     conversation_update,
 )
 
@@ -99,13 +99,8 @@ def _render_page(
 
 
 def _create(request: HttpRequest) -> HttpResponse:
-    """A new conversation; the newest one is reused while it is still empty and untitled,
-    so pressing "New conversation" twice does not leave blank conversations behind."""
-    user = current_user(request)
-    newest = conversation_list(user=user).first()
-    if newest is not None and not newest.title and not newest.messages.exists():
-        return redirect("chat:conversation", conversation_id=newest.pk)
-    conversation = conversation_create(user=user)
+    """A new conversation, or the newest one while it is still empty (the service's rule)."""
+    conversation, _ = conversation_start(user=current_user(request))
     return redirect("chat:conversation", conversation_id=conversation.pk)
 
 

@@ -9,8 +9,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from apps.accounts.models import User
+from apps.chat.llm.list_commands import ListCommand, read_list_command
 from apps.chat.models import Conversation
-from apps.chat.pipeline.list_commands import ListCommand, read_list_command
 from apps.chat.services import conversation_create
 from apps.claims.models import Claim, ClaimStatus
 from tests.indexing.conftest import real_provider  # noqa: F401 - fixture

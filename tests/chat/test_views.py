@@ -12,7 +12,12 @@ from django.urls import reverse
 
 from apps.accounts.models import User
 from apps.chat.models import Conversation, Message
-from apps.chat.services import conversation_create, conversation_pin_claim, message_append
+from apps.chat.services import (
+    TurnOutcome,
+    conversation_create,
+    conversation_pin_claim,
+    message_append,
+)
 from apps.claims.models import Claim, ClaimOrigin
 from tests.knowledge_factories import ClaimFactory
 
@@ -267,7 +272,11 @@ def test_a_pending_clarifying_question_offers_its_choices(
     owner: Client, conversation: Conversation
 ) -> None:
     ask(conversation, "My #1 is BTC")
-    answer(conversation, "Which list do you mean?", usage={"clarify": ["crypto", "books"]})
+    answer(
+        conversation,
+        "Which list do you mean?",
+        outcome=TurnOutcome(clarify_topics=("crypto", "books")),
+    )
 
     page = owner.get(page_of(conversation)).content.decode()
     assert 'data-clarify-text="My #1 is BTC"' in page

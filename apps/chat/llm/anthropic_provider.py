@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 import anthropic
@@ -21,23 +21,23 @@ from anthropic.types import (
 
 from apps.chat.llm.anthropic_errors import stream_error_from
 from apps.chat.llm.bounds import Bounds, StreamWatch, http_client_for
-from apps.chat.llm.execution import run_tool_call
+from apps.chat.llm.execution import RoundEnd, tool_use_loop
 from apps.chat.llm.types import (
     DEFAULT_MAX_TOKENS,
     ChatTurn,
     CompletionTask,
     ModelRole,
     ProviderError,
-    StreamDone,
+    SourceItem,
     StreamError,
     StreamEvent,
     TextDelta,
     ToolCall,
     ToolExecutor,
+    ToolResult,
     ToolSpec,
     Usage,
 )
-from apps.chat.pipeline.sources import SourceItem
 
 # The SDK would send a request again after a timeout or a 5xx, when Claude may already
 # have started on it; only a connection that could not be made is tried again, once, by
@@ -48,13 +48,12 @@ DEFAULT_MAX_TOOL_ROUNDS = 4
 
 
 class AnthropicProvider:
-    """Streams Claude's reply and runs the client-side tool-use loop.
+    """Streams Claude's reply through the one tool-use loop (`execution.tool_use_loop`).
 
     Each round streams one request; when Claude stops for `tool_use`, every requested
     tool is run through the executor (yielding `ToolCall` then `ToolResult`), the results
-    go back as `tool_result` blocks and the next round streams the continuation. After
-    `max_tool_rounds` rounds of tools the last request forbids tools (`tool_choice: none`)
-    so the turn always ends in an answer.
+    go back as `tool_result` blocks and the next round streams the continuation. The last
+    round forbids tools (`tool_choice: none`) so the turn always ends in an answer.
     """
 
     name = "anthropic"
@@ -90,7 +89,7 @@ class AnthropicProvider:
     async def aclose(self) -> None:
         await self._client.close()
 
-    async def stream(
+    def stream(
         self,
         *,
         system: str,
@@ -101,80 +100,17 @@ class AnthropicProvider:
         model_role: ModelRole = "main",
         sources: Sequence[SourceItem] = (),  # Claude reads them in `system`
     ) -> AsyncIterator[StreamEvent]:
-        model = self.model_name(model_role)
-        conversation = [_message_param(turn) for turn in messages if turn.content.strip()]
-        tool_params: list[ToolParam] = [_tool_param(spec) for spec in tools]
-        available = {spec.name for spec in tools}
-        usage = Usage()
-        last_text = ""
-
-        for round_number in range(self._max_tool_rounds + 1):
-            last_round = round_number == self._max_tool_rounds
-            separate = bool(last_text) and not last_text.endswith("\n")
-            watch = StreamWatch(self._bounds, server=SERVER)
-            try:
-                async with contextlib.AsyncExitStack() as stack:
-                    stream = await self._open(
-                        watch,
-                        stack,
-                        model=model,
-                        max_tokens=max_tokens,
-                        system=system,
-                        messages=conversation,
-                        tools=tool_params if tool_params else anthropic.omit,
-                        tool_choice=_tool_choice(bool(tool_params), last_round),
-                    )
-                    events = aiter(stream)
-                    while (event := await watch.next_event(events)) is not None:
-                        if event.type != "text" or not event.text:
-                            continue
-                        if separate:  # keep one round's text from running into the next
-                            separate = False
-                            yield TextDelta("\n\n")
-                        last_text = event.text
-                        yield TextDelta(event.text)
-                    message = await _final_message(stream, watch)
-            except Exception as error:
-                failure = watch.error() if watch.expired else stream_error_from(error)
-                if failure is None:
-                    raise
-                yield failure
-                return
-
-            usage += Usage(message.usage.input_tokens, message.usage.output_tokens)
-            calls = [block for block in message.content if isinstance(block, ToolUseBlock)]
-            if message.stop_reason == "tool_use" and calls and not last_round:
-                conversation.append({"role": "assistant", "content": _assistant_content(message)})
-                results: list[ToolResultBlockParam] = []
-                for block in calls:
-                    call = ToolCall(id=block.id, name=block.name, input=dict(block.input))
-                    yield call
-                    result = await run_tool_call(call, available=available, executor=tool_executor)
-                    yield result
-                    results.append(
-                        {
-                            "type": "tool_result",
-                            "tool_use_id": call.id,
-                            "content": result.content,
-                            "is_error": result.is_error,
-                        }
-                    )
-                conversation.append({"role": "user", "content": results})
-                continue
-            if message.stop_reason == "pause_turn" and not last_round:
-                conversation.append({"role": "assistant", "content": _assistant_content(message)})
-                continue
-            if message.stop_reason == "tool_use":
-                yield StreamError(
-                    message="Claude kept asking for tools and gave no answer.",
-                    retryable=False,
-                    error_type="tool_rounds_exceeded",
-                )
-                return
-            yield StreamDone(
-                stop_reason=message.stop_reason or "end_turn", usage=usage, model=message.model
-            )
-            return
+        rounds = _ClaudeRounds(
+            self,
+            model=self.model_name(model_role),
+            system=system,
+            conversation=[_message_param(turn) for turn in messages if turn.content.strip()],
+            tools=[_tool_param(spec) for spec in tools],
+            max_tokens=max_tokens,
+        )
+        return tool_use_loop(
+            rounds, tools=tools, executor=tool_executor, max_tool_rounds=self._max_tool_rounds
+        )
 
     async def complete(
         self,
@@ -215,6 +151,91 @@ class AnthropicProvider:
         """Send the request within the first-byte deadline; `stack` closes its response."""
         async with watch.opening():
             return await stack.enter_async_context(self._client.messages.stream(**params))
+
+
+class _ClaudeRounds:
+    """The Messages API's side of the tool-use loop (`execution.tool_use_loop`): each
+    round streams one request; tool results go back as `tool_result` blocks."""
+
+    speaker = SERVER
+
+    def __init__(
+        self,
+        provider: AnthropicProvider,
+        *,
+        model: str,
+        system: str,
+        conversation: list[MessageParam],
+        tools: list[ToolParam],
+        max_tokens: int,
+    ) -> None:
+        self._provider = provider
+        self._model = model
+        self._system = system
+        self._conversation = conversation
+        self._tools = tools
+        self._max_tokens = max_tokens
+        self._last: Message | None = None
+
+    async def round(
+        self, *, last_round: bool
+    ) -> AsyncGenerator[TextDelta | StreamError | RoundEnd, None]:
+        watch = StreamWatch(self._provider._bounds, server=SERVER)
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                stream = await self._provider._open(
+                    watch,
+                    stack,
+                    model=self._model,
+                    max_tokens=self._max_tokens,
+                    system=self._system,
+                    messages=self._conversation,
+                    tools=self._tools if self._tools else anthropic.omit,
+                    tool_choice=_tool_choice(bool(self._tools), last_round),
+                )
+                events = aiter(stream)
+                while (event := await watch.next_event(events)) is not None:
+                    if event.type == "text" and event.text:
+                        yield TextDelta(event.text)
+                message = await _final_message(stream, watch)
+        except Exception as error:
+            failure = watch.error() if watch.expired else stream_error_from(error)
+            if failure is None:
+                raise
+            yield failure
+            return
+        self._last = message
+        asks_for_tools = message.stop_reason == "tool_use"
+        yield RoundEnd(
+            stop_reason=message.stop_reason or "end_turn",
+            usage=Usage(message.usage.input_tokens, message.usage.output_tokens),
+            model=message.model,
+            calls=tuple(
+                ToolCall(id=block.id, name=block.name, input=dict(block.input))
+                for block in message.content
+                if asks_for_tools and isinstance(block, ToolUseBlock)
+            ),
+            paused=message.stop_reason == "pause_turn",
+        )
+
+    def add_tool_results(self, results: Sequence[ToolResult]) -> None:
+        self.add_continuation()
+        blocks: list[ToolResultBlockParam] = [
+            {
+                "type": "tool_result",
+                "tool_use_id": result.tool_call_id,
+                "content": result.content,
+                "is_error": result.is_error,
+            }
+            for result in results
+        ]
+        self._conversation.append({"role": "user", "content": blocks})
+
+    def add_continuation(self) -> None:
+        if self._last is not None:
+            self._conversation.append(
+                {"role": "assistant", "content": _assistant_content(self._last)}
+            )
 
 
 async def _final_message(stream: AsyncMessageStream, watch: StreamWatch) -> Message:

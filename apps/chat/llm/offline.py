@@ -15,11 +15,20 @@ import re
 from collections.abc import AsyncIterator, Sequence
 
 from apps.chat.llm.execution import run_tool_call
+from apps.chat.llm.list_commands import (
+    ListCommand,
+    item_statement,
+    matching,
+    read_list_command,
+)
+from apps.chat.llm.tool_names import MEMORY_ADD, MEMORY_LIST, MEMORY_UPDATE
 from apps.chat.llm.types import (
     DEFAULT_MAX_TOKENS,
+    HELD_BACK,
     ChatTurn,
     CompletionTask,
     ModelRole,
+    SourceItem,
     StreamDone,
     StreamEvent,
     TextDelta,
@@ -29,14 +38,6 @@ from apps.chat.llm.types import (
     ToolSpec,
     Usage,
 )
-from apps.chat.pipeline.list_commands import (
-    ListCommand,
-    item_statement,
-    matching,
-    read_list_command,
-)
-from apps.chat.pipeline.sources import HELD_BACK, SourceItem
-from apps.chat.pipeline.tools.schemas import MEMORY_ADD, MEMORY_LIST, MEMORY_UPDATE
 
 OFFLINE_MODEL = "offline"
 _REMEMBER = re.compile(
@@ -107,11 +108,9 @@ class OfflineProvider:
                 yield event
         if obeyed and obeyed[0]:
             text = obeyed[0]
-        elif remember and tool_executor is not None and MEMORY_ADD.name in offered:
+        elif remember and tool_executor is not None and MEMORY_ADD in offered:
             statement = " ".join(remember.group("statement").split())
-            call = ToolCall(
-                id="offline_call_1", name=MEMORY_ADD.name, input={"statement": statement}
-            )
+            call = ToolCall(id="offline_call_1", name=MEMORY_ADD, input={"statement": statement})
             yield call
             result = await run_tool_call(call, available=offered, executor=tool_executor)
             yield result
@@ -153,7 +152,7 @@ class OfflineProvider:
         return ""
 
 
-_LIST_TOOLS = {MEMORY_ADD.name, MEMORY_LIST.name, MEMORY_UPDATE.name}
+_LIST_TOOLS = {MEMORY_ADD, MEMORY_LIST, MEMORY_UPDATE}
 _LISTED = re.compile(r"^\[\d+\] #(?P<number>\d+) (?P<statement>.*?)(?: \(done [^()]*\))?$", re.M)
 _LIST_WORDS = {"shopping_item": "shopping list", "task": "tasks", "goal": "goals"}
 _DONE_WORDS = {"tick_off": "Ticked off", "restore": "Back on", "remove": "Removed from"}
@@ -182,7 +181,7 @@ async def _obey(
         added = []
         for item in command.items:
             async for event in call(
-                MEMORY_ADD.name,
+                MEMORY_ADD,
                 {"statement": item_statement(item), "claim_types": [command.claim_type]},
             ):
                 yield event
@@ -199,7 +198,7 @@ async def _obey(
     status = "done" if command.action == "restore" else "current"
     listed: list[tuple[int, str]] = []
     for claim_type in [command.claim_type] if command.claim_type else list(_LIST_WORDS):
-        async for event in call(MEMORY_LIST.name, {"type": claim_type, "status": status}):
+        async for event in call(MEMORY_LIST, {"type": claim_type, "status": status}):
             yield event
             if isinstance(event, ToolResult) and not event.is_error:
                 listed += [
@@ -220,7 +219,7 @@ async def _obey(
             continue
         number, statement = found[0]
         async for event in call(
-            MEMORY_UPDATE.name,
+            MEMORY_UPDATE,
             {"claim_number": number, "action": _UPDATE_ACTIONS[command.action]},
         ):
             yield event

@@ -9,8 +9,9 @@ can read. `CAIRN_LLM_TOOLS=off` skips the first try.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,23 +19,23 @@ import httpx2
 import openai
 
 from apps.chat.llm.bounds import Bounds, StreamWatch, http_client_for
-from apps.chat.llm.execution import run_tool_call
+from apps.chat.llm.execution import RoundEnd, tool_use_loop
 from apps.chat.llm.types import (
     DEFAULT_MAX_TOKENS,
     ChatTurn,
     CompletionTask,
     ModelRole,
     ProviderError,
-    StreamDone,
+    SourceItem,
     StreamError,
     StreamEvent,
     TextDelta,
     ToolCall,
     ToolExecutor,
+    ToolResult,
     ToolSpec,
     Usage,
 )
-from apps.chat.pipeline.sources import SourceItem
 
 # A request that reached the server is never sent again (the model may have started on
 # it); a connection that could not be made is tried again once by the HTTP client.
@@ -106,7 +107,7 @@ class OpenAICompatibleProvider:
     async def aclose(self) -> None:
         await self._client.close()
 
-    async def stream(
+    def stream(
         self,
         *,
         system: str,
@@ -117,112 +118,22 @@ class OpenAICompatibleProvider:
         model_role: ModelRole = "main",
         sources: Sequence[SourceItem] = (),  # the model reads them in `system`
     ) -> AsyncIterator[StreamEvent]:
-        model = self.model_name(model_role)
         conversation: list[dict[str, Any]] = [{"role": "system", "content": system}]
         conversation += [
             {"role": turn.role, "content": turn.content}
             for turn in messages
             if turn.content.strip()
         ]
-        available = {spec.name for spec in tools}
-        usage = Usage()
-        answered_model = model
-
-        for round_number in range(self._max_tool_rounds + 1):
-            offer_tools = bool(tools) and self.tools_supported
-            last_round = round_number == self._max_tool_rounds
-            pending: dict[int, _PendingCall] = {}
-            finish = "stop"
-            text_seen = False
-            watch = StreamWatch(self._bounds, server=SERVER)
-            try:
-                async with watch.opening():
-                    chunks = await self._create(
-                        model=model,
-                        conversation=conversation,
-                        tools=tools if offer_tools else (),
-                        last_round=last_round,
-                        max_tokens=max_tokens,
-                    )
-                async with chunks:  # closes the response however the round ends
-                    stream = aiter(chunks)
-                    while (chunk := await watch.next_event(stream)) is not None:
-                        answered_model = chunk.model or answered_model
-                        if chunk.usage is not None:
-                            usage += Usage(
-                                chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0
-                            )
-                        for choice in chunk.choices:
-                            delta = choice.delta
-                            if delta.content:
-                                text_seen = True
-                                yield TextDelta(delta.content)
-                            for part in delta.tool_calls or ():
-                                partial = pending.setdefault(part.index, _PendingCall())
-                                partial.id = part.id or partial.id
-                                if part.function is not None:
-                                    partial.name = part.function.name or partial.name
-                                    if part.function.arguments:
-                                        partial.arguments.append(part.function.arguments)
-                            if choice.finish_reason:
-                                finish = choice.finish_reason
-            except Exception as error:
-                if offer_tools and not text_seen and _refuses_tools(error):
-                    self.tools_supported = False  # this server or model cannot call tools
-                    async for event in self.stream(
-                        system=system,
-                        messages=messages,
-                        max_tokens=max_tokens,
-                        model_role=model_role,
-                    ):
-                        yield event
-                    return
-                failure = (
-                    watch.error()
-                    if watch.expired
-                    else stream_error_from(error, base_url=self.base_url)
-                )
-                if failure is None:
-                    raise
-                yield failure
-                return
-
-            calls = [pending[index].as_call(index) for index in sorted(pending)]
-            if calls and not last_round:
-                conversation.append(
-                    {
-                        "role": "assistant",
-                        "content": None,
-                        "tool_calls": [
-                            {
-                                "id": call.id,
-                                "type": "function",
-                                "function": {
-                                    "name": call.name,
-                                    "arguments": json.dumps(call.input),
-                                },
-                            }
-                            for call in calls
-                        ],
-                    }
-                )
-                for call in calls:
-                    yield call
-                    result = await run_tool_call(call, available=available, executor=tool_executor)
-                    yield result
-                    conversation.append(
-                        {"role": "tool", "tool_call_id": call.id, "content": result.content}
-                    )
-                continue
-            if calls:
-                yield StreamError(
-                    message="The model kept asking for tools and gave no answer.",
-                    retryable=False,
-                    error_type="tool_rounds_exceeded",
-                )
-                return
-            yield StreamDone(stop_reason=finish, usage=usage, model=answered_model)
-            return
+        rounds = _CompatibleRounds(
+            self,
+            model=self.model_name(model_role),
+            conversation=conversation,
+            tools=tools,
+            max_tokens=max_tokens,
+        )
+        return tool_use_loop(
+            rounds, tools=tools, executor=tool_executor, max_tool_rounds=self._max_tool_rounds
+        )
 
     async def _create(
         self,
@@ -291,6 +202,116 @@ class OpenAICompatibleProvider:
                 raise
             raise ProviderError(failure) from error
         return "".join(parts)
+
+
+class _CompatibleRounds:
+    """The chat-completions side of the tool-use loop (`execution.tool_use_loop`): tool
+    calls arrive in pieces and are put together; results go back as `tool` messages."""
+
+    speaker = "The model"
+
+    def __init__(
+        self,
+        provider: OpenAICompatibleProvider,
+        *,
+        model: str,
+        conversation: list[dict[str, Any]],
+        tools: Sequence[ToolSpec],
+        max_tokens: int,
+    ) -> None:
+        self._provider = provider
+        self._model = model
+        self._answered_model = model
+        self._conversation = conversation
+        self._tools = tools
+        self._max_tokens = max_tokens
+        self._calls: tuple[ToolCall, ...] = ()
+
+    async def round(
+        self, *, last_round: bool
+    ) -> AsyncGenerator[TextDelta | StreamError | RoundEnd, None]:
+        offer_tools = bool(self._tools) and self._provider.tools_supported
+        pending: dict[int, _PendingCall] = {}
+        finish = "stop"
+        usage = Usage()
+        text_seen = False
+        watch = StreamWatch(self._provider._bounds, server=SERVER)
+        try:
+            async with watch.opening():
+                chunks = await self._provider._create(
+                    model=self._model,
+                    conversation=self._conversation,
+                    tools=self._tools if offer_tools else (),
+                    last_round=last_round,
+                    max_tokens=self._max_tokens,
+                )
+            async with chunks:  # closes the response however the round ends
+                stream = aiter(chunks)
+                while (chunk := await watch.next_event(stream)) is not None:
+                    self._answered_model = chunk.model or self._answered_model
+                    if chunk.usage is not None:
+                        usage += Usage(
+                            chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0
+                        )
+                    for choice in chunk.choices:
+                        delta = choice.delta
+                        if delta.content:
+                            text_seen = True
+                            yield TextDelta(delta.content)
+                        for part in delta.tool_calls or ():
+                            partial = pending.setdefault(part.index, _PendingCall())
+                            partial.id = part.id or partial.id
+                            if part.function is not None:
+                                partial.name = part.function.name or partial.name
+                                if part.function.arguments:
+                                    partial.arguments.append(part.function.arguments)
+                        if choice.finish_reason:
+                            finish = choice.finish_reason
+        except Exception as error:
+            if offer_tools and not text_seen and _refuses_tools(error):
+                # This server or model cannot call tools: ask again without them, now and
+                # for the rest of the provider's life; the memory is in the prompt.
+                self._provider.tools_supported = False
+                async with contextlib.aclosing(self.round(last_round=last_round)) as again:
+                    async for event in again:
+                        yield event
+                return
+            failure = (
+                watch.error()
+                if watch.expired
+                else stream_error_from(error, base_url=self._provider.base_url)
+            )
+            if failure is None:
+                raise
+            yield failure
+            return
+        self._calls = tuple(pending[index].as_call(index) for index in sorted(pending))
+        yield RoundEnd(
+            stop_reason=finish, usage=usage, model=self._answered_model, calls=self._calls
+        )
+
+    def add_tool_results(self, results: Sequence[ToolResult]) -> None:
+        self._conversation.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": json.dumps(call.input)},
+                    }
+                    for call in self._calls
+                ],
+            }
+        )
+        self._conversation += [
+            {"role": "tool", "tool_call_id": result.tool_call_id, "content": result.content}
+            for result in results
+        ]
+
+    def add_continuation(self) -> None:
+        """Chat completions have no paused turns; nothing to carry over."""
 
 
 def _refuses_tools(error: Exception) -> bool:

@@ -12,11 +12,29 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeAlias
 
-from apps.chat.pipeline.sources import SourceItem
-
 ModelRole: TypeAlias = Literal["main", "cheap"]
 CompletionTask: TypeAlias = Literal["distill", "align", "extract", "other"]
 DEFAULT_MAX_TOKENS = 2048
+
+
+# How an answer names what it used that still waits for the user's review (issue 28).
+HELD_BACK = "Waiting for your review"
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    """One numbered source of the current turn (the pipeline's registry numbers them); a
+    remote model reads them in its system prompt, the offline provider answers from them."""
+
+    number: int
+    kind: str  # "claim", "fact", "chunk", "message", "document", "context" …
+    ref_id: str
+    title: str
+    excerpt: str
+    score: float | None = None
+    url: str | None = None
+    # A statement of the user's still waiting for their review (suggest mode, issue 28).
+    waiting: bool = False
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from apps.chat.llm.types import LLMProvider, ProviderError
 from apps.chat.pipeline.prompt import MemoryLine, sanitize_memory_text
 from apps.chat.pipeline.sources import SourceRegistry
+from apps.chat.services import StoredFinding
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ class ReviewFinding:
     ref: int | None  # the `[N]` it is about, when there is one
     reason: str
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self) -> StoredFinding:
         return {"type": self.kind, "ref": self.ref, "reason": self.reason}
 
     def describe(self) -> str:

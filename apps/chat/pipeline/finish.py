@@ -7,18 +7,22 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 
-from apps.chat.events import ToolCalled
 from apps.chat.llm import LLMProvider
 from apps.chat.models import Message
 from apps.chat.pipeline.distill_align import ReviewFinding, align_answer
 from apps.chat.pipeline.sources import Renumbered, renumbered
-from apps.chat.services import message_append
-from apps.chat.tasks import extraction_enqueue
+from apps.chat.services import (
+    StoredFinding,
+    StoredMemoryItem,
+    StoredSource,
+    TurnOutcome,
+    message_append,
+)
+from apps.core.work import work_add
 from apps.indexing import services as indexing_services
 
 from .saving import PendingAnswer, save_with_retries
@@ -56,7 +60,7 @@ async def review(prepared: PreparedTurn, outcome: StreamOutcome, provider: LLMPr
     )
 
 
-def source_payload(numbered: Renumbered) -> list[dict[str, Any]]:
+def source_payload(numbered: Renumbered) -> list[StoredSource]:
     return [
         {
             "number": item.number,
@@ -73,7 +77,7 @@ def source_payload(numbered: Renumbered) -> list[dict[str, Any]]:
 
 def findings_payload(
     findings: Sequence[ReviewFinding], numbered: Renumbered
-) -> list[dict[str, Any]]:
+) -> list[StoredFinding]:
     """The findings in the saved answer's numbers; one about a number the final answer no
     longer cites (a correction removed it) keeps its reason but loses the number."""
     payload = []
@@ -84,7 +88,7 @@ def findings_payload(
     return payload
 
 
-def memory_payload(prepared: PreparedTurn, numbered: Renumbered) -> list[dict[str, Any]]:
+def memory_payload(prepared: PreparedTurn, numbered: Renumbered) -> list[StoredMemoryItem]:
     rows = []
     for item in prepared.memory:
         row = item.as_dict()
@@ -92,6 +96,15 @@ def memory_payload(prepared: PreparedTurn, numbered: Renumbered) -> list[dict[st
             row["source"] = numbered.new_numbers.get(item.source_number)
         rows.append(row)
     return rows
+
+
+def extraction_enqueue(*, user_message_id: object, assistant_message_id: object) -> None:
+    """Owe step 12, memory extraction, in the transaction that saves the answer. The task
+    is named, not imported: the background job sits above the pipeline it is owed by."""
+    work_add(
+        task="apps.chat.tasks.extract_memories",
+        args=[str(user_message_id), str(assistant_message_id)],
+    )
 
 
 def save_answer(pending: PendingAnswer) -> Message:
@@ -118,12 +131,12 @@ def save_answer(pending: PendingAnswer) -> Message:
             fact_counts=prepared.fact_counts.as_dict(),
             index_status=prepared.index_status,
             model_name=outcome.model,
-            usage={
-                **outcome.usage,
-                "aligned": checked.corrected,
-                "distilled": prepared.distilled,
-                "tools": len([e for e in outcome.tool_events if isinstance(e, ToolCalled)]),
-            },
+            outcome=TurnOutcome(
+                usage=outcome.usage,
+                review_corrected=checked.corrected,
+                memory_distilled=prepared.distilled,
+                tool_calls=outcome.tool_calls,
+            ),
         )
         if outcome.status in (Message.Status.COMPLETE, Message.Status.PARTIAL):
             # Step 12, owed with the answer: memory extraction runs in the background, per

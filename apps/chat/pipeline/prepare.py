@@ -9,7 +9,6 @@ instead of failing it.
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -437,16 +436,3 @@ def prepare_saved(
         chunk_lines=chunk_lines,
         list_sections=lists,
     )
-
-
-def attached_ids(raw: Sequence[object]) -> tuple[uuid.UUID, ...]:
-    """Attached claim ids from the wire; malformed ones are a rejection, not a crash."""
-    ids = []
-    for value in list(raw)[:50]:
-        try:
-            ids.append(uuid.UUID(str(value)))
-        except ValueError as error:
-            raise TurnRejected(
-                f"'{str(value)[:40]}' is not a claim id.", ErrorCode.INVALID
-            ) from error
-    return tuple(ids)

@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from uuid import UUID
 
+from apps.chat.llm.types import HELD_BACK, SourceItem
+
 # One footer mark, shared with the quoting that strips it from quoted text (issue 28).
 from apps.indexing.quoting import FOOTER_MARK, without_footer  # noqa: F401 - re-exported
 
@@ -33,25 +35,6 @@ DEFAULT_CITE_THRESHOLD = 0.3
 _CITATION = re.compile(r"(?<![\w\\])\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\](?![(:])")
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 _FOOTER_TITLE_CHARS = 120
-
-
-# How an answer names what it used that still waits for the user's review.
-HELD_BACK = "Waiting for your review"
-
-
-@dataclass(frozen=True)
-class SourceItem:
-    """One numbered source of the current turn."""
-
-    number: int
-    kind: str  # "claim", "fact", "chunk", "message", "document", "context" …
-    ref_id: str
-    title: str
-    excerpt: str
-    score: float | None = None
-    url: str | None = None
-    # A statement of the user's still waiting for their review (suggest mode, issue 28).
-    waiting: bool = False
 
 
 def passes_cite_threshold(score: float | None, threshold: float = DEFAULT_CITE_THRESHOLD) -> bool:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.utils import timezone
 
-from apps.chat.events import Delta, Emit, ToolAnswered, ToolCalled
 from apps.chat.llm import (
     LLMProvider,
     StreamDone,
@@ -23,12 +23,16 @@ from apps.chat.models import Message
 from apps.chat.pipeline.distill_align import distill_memory
 from apps.chat.pipeline.prompt import build_system_prompt
 from apps.chat.pipeline.tools.schemas import MEMORY_TOOLS
+from apps.chat.services import TokenUsage
 
 from .prepare import memory_lines
 from .types import PreparedTurn
 
 logger = logging.getLogger(__name__)
 STOPPED_BY_USER = "Stopped by the user."
+# What the answer is made of as it arrives; the caller relays it (the page's events are
+# the caller's: the pipeline speaks the provider's types and never the page's).
+Relay = Callable[[TextDelta | ToolCall | ToolResult], Awaitable[None]]
 
 
 @dataclass
@@ -37,8 +41,8 @@ class StreamOutcome:
     status: str = Message.Status.COMPLETE
     error: str = ""
     model: str = ""
-    usage: dict[str, int] = field(default_factory=dict)
-    tool_events: list[ToolCalled | ToolAnswered] = field(default_factory=list)
+    usage: TokenUsage | None = None
+    tool_calls: int = 0
 
 
 async def distill(prepared: PreparedTurn, provider: LLMProvider) -> None:
@@ -67,7 +71,11 @@ async def distill(prepared: PreparedTurn, provider: LLMProvider) -> None:
 
 
 async def stream_answer(
-    prepared: PreparedTurn, *, provider: LLMProvider, emit: Emit, tool_executor: ToolExecutor | None
+    prepared: PreparedTurn,
+    *,
+    provider: LLMProvider,
+    relay: Relay,
+    tool_executor: ToolExecutor | None,
 ) -> StreamOutcome:
     """Step 9: relay each delta as it arrives. A provider error or a cancellation keeps
     what arrived (partial) and never raises: the caller always has something to save."""
@@ -83,25 +91,17 @@ async def stream_answer(
         ):
             if isinstance(event, TextDelta):
                 parts.append(event.text)
-                await emit(Delta(text=event.text))
+                await relay(event)
             elif isinstance(event, ToolCall):
-                tool_event: ToolCalled | ToolAnswered = ToolCalled(
-                    id=event.id, name=event.name, input=event.input
-                )
-                outcome.tool_events.append(tool_event)
-                await emit(tool_event)
+                outcome.tool_calls += 1
+                await relay(event)
             elif isinstance(event, ToolResult):
-                tool_event = ToolAnswered(
-                    id=event.tool_call_id, content=event.content[:2000], is_error=event.is_error
-                )
-                outcome.tool_events.append(tool_event)
-                await emit(tool_event)
+                await relay(event)
             elif isinstance(event, StreamDone):
                 outcome.model = event.model or outcome.model
-                outcome.usage = {
-                    "input_tokens": event.usage.input_tokens,
-                    "output_tokens": event.usage.output_tokens,
-                }
+                outcome.usage = TokenUsage(
+                    input_tokens=event.usage.input_tokens, output_tokens=event.usage.output_tokens
+                )
             elif isinstance(event, StreamError):
                 outcome.status = Message.Status.PARTIAL if parts else Message.Status.FAILED
                 outcome.error = event.message

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
 
 from apps.chat.error_codes import ErrorCode
 from apps.chat.llm import ChatTurn
 from apps.chat.models import Conversation, Message
 from apps.chat.pipeline.prompt import ChunkLine, FactLine, ListSection
 from apps.chat.pipeline.sources import SourceRegistry
+from apps.chat.services import StoredFactCounts, StoredMemoryItem
 from apps.claims.selectors import LeanClaim
 from apps.contexts.references import ReferenceResolution
 
@@ -54,7 +54,7 @@ class MemoryItem:
     def is_referenced(self) -> bool:
         return self.priority == 0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> StoredMemoryItem:
         return {
             "claim_id": str(self.claim.id),
             "number": self.claim.number,
@@ -77,7 +77,7 @@ class FactCounts:
     # Each write in words: "Saved #1 crypto = BTC", "Updated #1 crypto: BTC → SOL".
     changes: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> StoredFactCounts:
         return {
             "changes": list(self.changes),
             "stored": self.stored,

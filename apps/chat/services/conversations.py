@@ -34,6 +34,27 @@ def conversation_create(
     return Conversation.objects.create(user=user, project=project, title=_clean_title(title))
 
 
+def conversation_start(
+    *, user: User, project: Project | None = None, title: str = ""
+) -> tuple[Conversation, bool]:
+    """A conversation to write in, and whether it is new: the newest one is given again
+    while it is still empty, untitled and in the project asked for (the Personal one when
+    none is), so pressing "New conversation" twice, on any door, leaves no blank ones."""
+    if project is None:
+        project = project_ensure_personal(user=user)
+    if not _clean_title(title):
+        newest = Conversation.objects.filter(user=user, archived=False).order_by("-updated_at")
+        reusable = newest.first()
+        if (
+            reusable is not None
+            and reusable.project_id == project.pk
+            and not reusable.title
+            and not reusable.messages.exists()
+        ):
+            return reusable, False
+    return conversation_create(user=user, project=project, title=title), True
+
+
 def conversation_update(*, conversation: Conversation, title: str) -> Conversation:
     conversation.title = _clean_title(title)
     conversation.save(update_fields=["title", "updated_at"])

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from apps.chat.llm import tool_names
 from apps.chat.llm.types import ToolCall, ToolSpec
 
 CLAIM_TYPES = (
@@ -50,7 +51,7 @@ class ToolInputError(ValueError):
 
 
 MEMORY_ADD = ToolSpec(
-    name="memory_add",
+    name=tool_names.MEMORY_ADD,
     description=(
         "Save one atomic memory about the user: something they asked you to remember or "
         "a durable fact, preference, decision, goal, task or shopping item they stated. "
@@ -78,7 +79,7 @@ MEMORY_ADD = ToolSpec(
 )
 
 MEMORY_UPDATE = ToolSpec(
-    name="memory_update",
+    name=tool_names.MEMORY_UPDATE,
     description=(
         "Change an existing memory by its claim number (the #N on its memory line or in "
         "memory_list): 'complete' a goal or task, 'tick_off' a shopping item that was "
@@ -104,7 +105,7 @@ MEMORY_UPDATE = ToolSpec(
 )
 
 MEMORY_SEARCH = ToolSpec(
-    name="memory_search",
+    name=tool_names.MEMORY_SEARCH,
     description=(
         "Search the user's saved memories (claims), indexed files and past chats, by meaning "
         "and by words, when what you were given does not answer the question. Project facts "
@@ -122,7 +123,7 @@ MEMORY_SEARCH = ToolSpec(
 )
 
 MEMORY_LIST = ToolSpec(
-    name="memory_list",
+    name=tool_names.MEMORY_LIST,
     description=(
         "List every saved memory of one type, oldest first, each with its claim number #N "
         "(stable: use it with memory_update) and a source number [N] for citing: type "
@@ -142,7 +143,7 @@ MEMORY_LIST = ToolSpec(
 )
 
 READ_DOCUMENT = ToolSpec(
-    name="read_document",
+    name=tool_names.READ_DOCUMENT,
     description=(
         "Read more of a file or a past chat that a source points at: give the source number "
         "[N] of a file passage (the file is read from `offset`, 12,000 characters at a "

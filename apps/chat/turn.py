@@ -1,5 +1,8 @@
-"""One chat turn from the websocket's point of view: prepare, stream, finish, and the
-events the page sees along the way (the protocol is written down in the README)."""
+"""One chat turn as every door runs it (the websocket, REST): prepare, stream, finish,
+and the events the page sees along the way (the protocol is written down in the README).
+
+It sits above the pipeline's steps and the events (issue 27): the steps speak the
+provider's types, and this module turns what they did into what the page is told."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from apps.chat.events import (
     AnswerSaved,
     AnswerUnsaved,
     Clarify,
+    Delta,
     Done,
     Emit,
     ErrorCode,
@@ -21,20 +25,27 @@ from apps.chat.events import (
     Reviewed,
     SourceListed,
     Sources,
+    ToolAnswered,
+    ToolCalled,
     TurnError,
     message_html,
 )
-from apps.chat.llm import LLMProvider
+from apps.chat.llm import LLMProvider, TextDelta, ToolCall, ToolResult
 from apps.chat.models import Conversation, Message
-from apps.chat.services import message_append
-
-from .finish import finish_turn, save_answer, unsaved_text
-from .prepare import prepare_turn
-from .saving import AnswerNotSaved, FailedAfterSave, NotSaved, PendingAnswer, save_with_retries
-from .stream import STOPPED_BY_USER, distill, stream_answer
-from .threads import in_worker_thread
-from .tools.executor import TurnTools
-from .types import PreparedTurn, TurnRejected, TurnRequest
+from apps.chat.pipeline.finish import finish_turn, save_answer, unsaved_text
+from apps.chat.pipeline.prepare import prepare_turn
+from apps.chat.pipeline.saving import (
+    AnswerNotSaved,
+    FailedAfterSave,
+    NotSaved,
+    PendingAnswer,
+    save_with_retries,
+)
+from apps.chat.pipeline.stream import STOPPED_BY_USER, Relay, distill, stream_answer
+from apps.chat.pipeline.threads import in_worker_thread
+from apps.chat.pipeline.tools.executor import TurnTools
+from apps.chat.pipeline.types import PreparedTurn, TurnRejected, TurnRequest
+from apps.chat.services import TurnOutcome, message_append, turn_rate_limit_take
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -71,8 +82,27 @@ def _clarifying_answer(prepared: PreparedTurn) -> Message:
             fact_counts=prepared.fact_counts.as_dict(),
             index_status=prepared.index_status,
             model_name="cairn",
-            usage={"clarify": topics},
+            outcome=TurnOutcome(clarify_topics=tuple(topics)),
         )
+
+
+def _relay_to(emit: Emit) -> Relay:
+    """What the model streams, as the page's events: text, and each tool call and result
+    (a result cut to what the page shows)."""
+
+    async def relay(event: TextDelta | ToolCall | ToolResult) -> None:
+        if isinstance(event, TextDelta):
+            await emit(Delta(text=event.text))
+        elif isinstance(event, ToolCall):
+            await emit(ToolCalled(id=event.id, name=event.name, input=event.input))
+        else:
+            await emit(
+                ToolAnswered(
+                    id=event.tool_call_id, content=event.content[:2000], is_error=event.is_error
+                )
+            )
+
+    return relay
 
 
 def _what_is_saved(answer: Message) -> str:
@@ -91,6 +121,17 @@ async def run_turn(
     emit: Emit,
     provider: LLMProvider,
 ) -> Message | None:
+    # Every door starts its turns here, so the limit is counted once for all of them.
+    exhausted = await in_worker_thread(turn_rate_limit_take)(user_id=user.pk)
+    if exhausted is not None:
+        await emit(
+            TurnError(
+                code=ErrorCode.RATE_LIMITED,
+                message=exhausted.message,
+                retry_after=exhausted.retry_after,
+            )
+        )
+        return None
     try:
         prepared = await in_worker_thread(prepare_turn)(
             user=user, conversation=conversation, request=request
@@ -143,7 +184,7 @@ async def run_turn(
         await distill(prepared, provider)
     tools = TurnTools(user=user, message=prepared.user_message, registry=prepared.registry)
     outcome = await stream_answer(
-        prepared, provider=provider, emit=emit, tool_executor=tools.executor()
+        prepared, provider=provider, relay=_relay_to(emit), tool_executor=tools.executor()
     )
     try:
         answer = await finish_turn(prepared, outcome, provider)
@@ -159,7 +200,7 @@ async def run_turn(
     elif outcome.error:
         message = f"{outcome.error} {_what_is_saved(answer)}"
         await emit(TurnError(code=ErrorCode.PROVIDER, message=message, message_id=answer.id))
-    if answer.review_findings or (answer.usage or {}).get("aligned"):
+    if answer.review_findings or answer.review_corrected:
         await emit(Reviewed(message=answer))
     await emit(await _done(answer))
     return answer
