@@ -28,14 +28,17 @@ def extraction_enqueue(*, user_message_id: object, assistant_message_id: object)
 
 
 def _candidates(user_message: Message, assistant_message: Message) -> list[Candidate]:
-    from django.conf import settings
+    from apps.chat.connections.selectors import conversation_answerer
 
-    if not settings.ANTHROPIC_API_KEY:
+    # The cheap model of whoever answers the conversation (the connections page and its
+    # picker), rules alone when that is the offline provider.
+    answerer = conversation_answerer(conversation=user_message.conversation)
+    if answerer.offline:
         return rule_based_candidates(user_message.content)
     from apps.chat.llm.factory import build_provider
 
     async def ask() -> str:
-        provider = build_provider()
+        provider = build_provider(answerer)
         try:
             return await provider.complete(
                 system=EXTRACT_SYSTEM,
