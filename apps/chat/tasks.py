@@ -30,10 +30,11 @@ def extraction_enqueue(*, user_message_id: object, assistant_message_id: object)
 def _candidates(user_message: Message, assistant_message: Message) -> list[Candidate]:
     from apps.chat.connections.selectors import conversation_answerer
 
-    # The cheap model of whoever answers the conversation (the connections page and its
-    # picker), rules alone when that is the offline provider.
+    # Claude's cheap model when Claude answers the conversation (from the environment or
+    # the connections page); otherwise the rules, as before local servers came: their
+    # models are not asked for extraction JSON, and the offline provider has no model.
     answerer = conversation_answerer(conversation=user_message.conversation)
-    if answerer.offline:
+    if answerer.cheap.kind != "anthropic":
         return rule_based_candidates(user_message.content)
     from apps.chat.llm.factory import build_provider
 
