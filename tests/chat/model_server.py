@@ -1,6 +1,7 @@
-"""A real HTTP server on a free local port that plays a model server gone quiet.
+"""Real HTTP servers on free local ports that play model servers: ``QuietModelServer``
+a server gone quiet, ``OpenAIServer`` (below) one that answers the OpenAI protocol.
 
-It reads each request whole, counts it, then either says nothing at all or sends the
+The quiet one reads each request whole, counts it, then either says nothing at all or sends the
 headers of a streamed answer and its first events, and then nothing more; in both cases
 it waits for the client to hang up and counts that too. The SDKs reach it through their
 real HTTP stack: connecting, sending, waiting and closing are all genuine.

@@ -417,3 +417,17 @@ def test_a_turn_is_answered_by_the_picked_model_and_says_so(
     client.force_login(user)
     page = client.get(f"/c/{conversation.pk}/").content.decode()
     assert 'data-model-name="mistral-small">Answered by mistral-small</p>' in page
+
+
+@pytest.mark.django_db
+def test_settings_send_staff_to_the_connections_page_and_others_to_their_administrator(
+    staff_client: Client, client: Client, user: User
+) -> None:
+    client.force_login(user)
+
+    for_staff = staff_client.get("/accounts/settings/").content.decode()
+    for_others = client.get("/accounts/settings/").content.decode()
+
+    assert '<a href="/connections/">Model connections</a>' in for_staff
+    assert "/connections/" not in for_others
+    assert "ask your administrator to add one" in for_others
