@@ -92,4 +92,5 @@ def test_people_who_are_not_staff_are_told_to_ask_their_administrator(
     expect(page.locator("#offline-banner")).to_contain_text("ask your administrator")
     expect(page.locator("#model-picker").get_by_role("link", name="Connections")).to_have_count(0)
     response = page.goto(f"{server}/connections/")
-    assert response is not None and response.status == 404
+    assert response is not None
+    assert response.status == 404
