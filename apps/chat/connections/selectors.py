@@ -66,9 +66,14 @@ def connection_get(*, connection_id: uuid.UUID | str) -> ModelConnection:
 
 
 def model_defaults() -> ModelDefaults:
-    return ModelDefaults.objects.select_related(
-        "default_connection", "cheap_connection"
-    ).get_or_create(id=1)[0]
+    """The stored defaults; an unsaved empty row until the first is chosen (a read never
+    writes)."""
+    stored = (
+        ModelDefaults.objects.select_related("default_connection", "cheap_connection")
+        .filter(id=1)
+        .first()
+    )
+    return stored or ModelDefaults(id=1)
 
 
 def env_settings() -> list[EnvSetting]:
