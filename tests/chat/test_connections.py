@@ -431,3 +431,36 @@ def test_settings_send_staff_to_the_connections_page_and_others_to_their_adminis
     assert '<a href="/connections/">Model connections</a>' in for_staff
     assert "/connections/" not in for_others
     assert "ask your administrator to add one" in for_others
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_the_socket_uses_the_model_picked_since_it_opened(settings: Any, user: User) -> None:
+    from asgiref.sync import sync_to_async
+
+    from tests.chat.helpers import connect, events_until, of_type
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    settings.CAIRN_ALIGNMENT_REVIEW = False
+    with OpenAIServer(reply="From the lab.") as server:
+        connection, _ = await sync_to_async(connection_create)(kind="openai", base_url=server.url)
+        conversation = await sync_to_async(conversation_create)(user=user)
+        ws = await connect(user, conversation.pk)
+
+        await ws.send_json_to({"type": "message", "text": "Who answers?"})
+        first = of_type(await events_until(ws, "done"), "delta")
+        await sync_to_async(conversation_model_choose)(
+            conversation=conversation, choice=option_value(str(connection.pk), "mistral-small")
+        )
+        await ws.send_json_to({"type": "message", "text": "And now?"})
+        second = of_type(await events_until(ws, "done"), "delta")
+        await ws.disconnect()
+
+    assert "".join(event["text"] for event in first) == "From the lab."
+    assert "".join(event["text"] for event in second) == "From the lab."
+    answers = await sync_to_async(list)(
+        Message.objects.filter(conversation=conversation, role=Message.Role.ASSISTANT)
+        .order_by("order")
+        .values_list("model_name", flat=True)
+    )
+    assert answers == ["llama-test", "mistral-small"]
