@@ -19,6 +19,7 @@ from apps.core.api import OwnedPrimaryKeyField
 from apps.core.request_user import current_user
 from apps.projects.selectors import project_get, project_list
 
+from .connections.selectors import conversation_answerer
 from .error_codes import REJECTION_CODES, ErrorCode
 from .events import Ack, AnswerUnsaved, TurnError, TurnEvent, references_payload
 from .llm.factory import build_provider
@@ -260,8 +261,10 @@ class ConversationViewSet(
         async def collect(event: TurnEvent) -> None:
             events.append(event)
 
+        answerer = conversation_answerer(conversation=conversation)
+
         async def turn() -> Message | None:
-            provider = build_provider()
+            provider = build_provider(answerer)
             try:
                 return await run_turn(
                     user=current_user(request),

@@ -13,6 +13,7 @@ from django.http import Http404
 
 from apps.accounts.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, SessionBound, refuse
 from apps.accounts.models import User
+from apps.chat.connections.selectors import conversation_answerer
 from apps.chat.error_codes import ErrorCode
 from apps.chat.events import (
     Ack,
@@ -174,12 +175,16 @@ class ChatConsumer(SessionBound):  # closed when its session ends (logout, passw
 
     async def _run(self, request: TurnRequest) -> None:
         try:
+            # Read at each turn: the picker may have changed since the socket opened.
+            answerer = await database_sync_to_async(conversation_answerer)(
+                conversation=self.conversation
+            )
             await run_turn(
                 user=self.user,
                 conversation=self.conversation,
                 request=request,
                 emit=self.emit,
-                provider=provider_for_running_loop(),
+                provider=provider_for_running_loop(answerer),
             )
         except Exception as error:
             logger.exception("chat turn failed")

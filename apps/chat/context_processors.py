@@ -5,12 +5,14 @@ from __future__ import annotations
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from apps.chat.llm.factory import provider_description
+from apps.chat.connections.selectors import answerer_in_words, site_models
 
 
 def llm_provider(request: HttpRequest) -> dict[str, object]:
     return {
-        "llm_provider": SimpleLazyObject(provider_description),
-        # The chat page's banner says this once, instead of every offline answer.
-        "llm_offline": SimpleLazyObject(lambda: provider_description().startswith("The offline")),
+        # Who answers by default: the environment's model, else the connections page's.
+        "llm_provider": SimpleLazyObject(lambda: answerer_in_words(site_models().answerer)),
+        # The chat page's banner says this once, instead of every offline answer (the page
+        # itself says it of the conversation's own model).
+        "llm_offline": SimpleLazyObject(lambda: site_models().answerer.offline),
     }

@@ -28,6 +28,10 @@ class Conversation(models.Model):
     pinned_claims = models.ManyToManyField(
         "claims.Claim", blank=True, related_name="pinned_in_conversations"
     )
+    # The model this conversation's picker chose, "<connection key>:<model id>" (the
+    # connection key is "offline", "env-…" or a ModelConnection id); blank for the site's
+    # default. apps/chat/connections/selectors.py resolves it, falling back when it is gone.
+    chosen_model = models.CharField(max_length=250, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -186,3 +190,7 @@ class ChatImport(models.Model):
     @property
     def source_name(self) -> str:
         return EXPORT_SOURCE_NAMES.get(self.source, self.source)
+
+
+# The connections page's models live beside their services; imported so Django sees them.
+from apps.chat.connections.models import ModelConnection, ModelDefaults  # noqa: E402, F401

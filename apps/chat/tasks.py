@@ -20,14 +20,18 @@ logger = logging.getLogger(__name__)
 
 
 def _candidates(user_message: Message, assistant_message: Message) -> list[Candidate]:
-    from django.conf import settings
+    from apps.chat.connections.selectors import conversation_answerer
 
-    if not settings.ANTHROPIC_API_KEY:
+    # Claude's cheap model when Claude answers the conversation (from the environment or
+    # the connections page); otherwise the rules, as before local servers came: their
+    # models are not asked for extraction JSON, and the offline provider has no model.
+    answerer = conversation_answerer(conversation=user_message.conversation)
+    if answerer.cheap.kind != "anthropic":
         return rule_based_candidates(user_message.content)
     from apps.chat.llm.factory import build_provider
 
     async def ask() -> str:
-        provider = build_provider()
+        provider = build_provider(answerer)
         try:
             return await provider.complete(
                 system=EXTRACT_SYSTEM,

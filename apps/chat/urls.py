@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import views
+from .connections import views as connections
 from .exports.views import import_delete, import_retry, imports_page
 
 app_name = "chat"
@@ -17,6 +18,20 @@ urlpatterns = [
     path("c/<uuid:conversation_id>/rename/", views.conversation_rename, name="rename"),
     path("c/<uuid:conversation_id>/archive/", views.conversation_archive, name="archive"),
     path("c/<uuid:conversation_id>/delete/", views.conversation_delete_view, name="delete"),
+    path("c/<uuid:conversation_id>/model/", connections.conversation_model, name="model"),
+    path("connections/", connections.connections_page, name="connections"),
+    path("connections/add/", connections.connection_add, name="connection-add"),
+    path("connections/defaults/", connections.defaults_set, name="connection-defaults"),
+    path(
+        "connections/<uuid:connection_id>/test/",
+        connections.connection_test_view,
+        name="connection-test",
+    ),
+    path(
+        "connections/<uuid:connection_id>/delete/",
+        connections.connection_delete_view,
+        name="connection-delete",
+    ),
     path(
         "c/<uuid:conversation_id>/m/<uuid:message_id>/remember/",
         views.message_remember_view,

@@ -26,6 +26,8 @@ from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.claims.models import ClaimOrigin
 from apps.core.request_user import current_user
 
+from .connections.forms import ModelPickForm
+from .connections.selectors import choice_answerer, model_options, site_models
 from .events import protocol_for_page
 from .forms import (
     ConversationArchiveForm,
@@ -93,6 +95,12 @@ def _render_page(
         context["last_order"] = last_order or 0
         context["pinned_claims"] = list(conversation.pinned_claims.order_by("number"))
         context["import_state"] = conversation_import_state(conversation=conversation)
+        # The banner and the picker speak of this conversation's model, not the site's.
+        site = site_models()
+        context["llm_offline"] = choice_answerer(choice=conversation.chosen_model).offline
+        context["model_pick_form"] = ModelPickForm(
+            options=model_options(), default_label=site.answerer.main.model
+        )
     else:
         context["has_any"] = conversation_list(user=user, archived=None).exists()
     return render(request, "chat/page.html", context)

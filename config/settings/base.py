@@ -250,6 +250,9 @@ CAIRN_LLM_MODEL: str = env("CAIRN_LLM_MODEL", default="")
 CAIRN_LLM_CHEAP_MODEL: str = env("CAIRN_LLM_CHEAP_MODEL", default="")
 CAIRN_LLM_API_KEY: str = env("CAIRN_LLM_API_KEY", default="")
 CAIRN_LLM_TOOLS: bool = env.bool("CAIRN_LLM_TOOLS", default=True)
+# The Fernet key(s) that encrypt the keys stored on the connections page, comma-separated
+# (the first encrypts, any decrypts); unset: one generated once into var/secrets.key.
+CAIRN_SECRETS_KEY: str = env("CAIRN_SECRETS_KEY", default="")
 # Bounded waits on the model (issue 26), in seconds, for Claude and the compatible server
 # alike: from asking to the first streamed event, the longest silence between two events,
 # and connecting (tried once more when the connection cannot be made; a request that

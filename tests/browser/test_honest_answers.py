@@ -30,7 +30,9 @@ def test_a_doubted_citation_is_marked_with_its_reason_live_and_after_reload(
         _text_turn("Your shoes are Hoka Cliftons [2]. You swim every evening [1]."),
         message(json.dumps(verdict)),
     )
-    monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda: _claude(claude))
+    monkeypatch.setattr(
+        "apps.chat.consumers.provider_for_running_loop", lambda _answerer: _claude(claude)
+    )
     user = log_in(page, server, email="honest@example.com")
     claim_create(user=user, statement="I train three mornings a week", friendly_id="mornings")
     claim_create(user=user, statement="My running shoes are Hoka Clifton", friendly_id="shoes")

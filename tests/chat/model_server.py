@@ -1,6 +1,7 @@
-"""A real HTTP server on a free local port that plays a model server gone quiet.
+"""Real HTTP servers on free local ports that play model servers: ``QuietModelServer``
+a server gone quiet, ``OpenAIServer`` (below) one that answers the OpenAI protocol.
 
-It reads each request whole, counts it, then either says nothing at all or sends the
+The quiet one reads each request whole, counts it, then either says nothing at all or sends the
 headers of a streamed answer and its first events, and then nothing more; in both cases
 it waits for the client to hang up and counts that too. The SDKs reach it through their
 real HTTP stack: connecting, sending, waiting and closing are all genuine.
@@ -106,3 +107,142 @@ class QuietModelServer:
         finally:
             writer.close()
         await self._note(lambda: setattr(self, "hung_up", self.hung_up + 1))
+
+
+class OpenAIServer:
+    """A real HTTP server on a free local port speaking the OpenAI protocol, in its own
+    thread, so synchronous code (the connections page's test), the SDK's async client
+    and a browser test can all reach it: ``GET /v1/models`` lists ``models``; ``POST
+    /v1/chat/completions`` streams ``reply`` word by word as server-sent events, naming
+    the model it was asked for. With ``api_key`` set, any other key gets a 401 as
+    OpenAI's own API answers it. ``requests`` records (path, model) of each request.
+    """
+
+    def __init__(
+        self,
+        *,
+        models: list[str] | None = None,
+        reply: str = "Hello from the local model.",
+        api_key: str | None = None,
+    ) -> None:
+        self.models = ["llama-test", "mistral-small"] if models is None else models
+        self.reply = reply
+        self.api_key = api_key
+        self.requests: list[tuple[str, str]] = []
+        self._httpd: Any = None
+        self._thread: Any = None
+
+    @property
+    def url(self) -> str:
+        """The base URL a client is given: ``http://127.0.0.1:<port>/v1``."""
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> OpenAIServer:
+        import threading
+        from http.server import ThreadingHTTPServer
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _openai_handler(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=10)
+
+    def chunks(self, model: str) -> list[dict[str, Any]]:
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            return {
+                "id": "chatcmpl-local",
+                "object": "chat.completion.chunk",
+                "created": 1700000000,
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+
+        words = self.reply.split(" ")
+        return [
+            chunk({"role": "assistant", "content": ""}),
+            *(chunk({"content": word if i == 0 else f" {word}"}) for i, word in enumerate(words)),
+            chunk({}, "stop"),
+            {
+                **chunk({}),
+                "choices": [],
+                "usage": {"prompt_tokens": 12, "completion_tokens": len(words)},
+            },
+        ]
+
+
+def _openai_handler(server: OpenAIServer) -> Any:
+    from http.server import BaseHTTPRequestHandler
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+            pass
+
+        def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+            body = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _authorised(self) -> bool:
+            if server.api_key is None:
+                return True
+            if self.headers.get("authorization") == f"Bearer {server.api_key}":
+                return True
+            self._send_json(
+                401,
+                {
+                    "error": {
+                        "message": "Incorrect API key provided.",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                    }
+                },
+            )
+            return False
+
+        def do_GET(self) -> None:
+            server.requests.append((self.path, ""))
+            if not self._authorised():
+                return
+            if self.path.rstrip("/") != "/v1/models":
+                self._send_json(404, {"error": {"message": "Not found", "type": "not_found"}})
+                return
+            data = [
+                {"id": model, "object": "model", "created": 1700000000, "owned_by": "local"}
+                for model in server.models
+            ]
+            self._send_json(200, {"object": "list", "data": data})
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))))
+            model = str(body.get("model", ""))
+            server.requests.append((self.path, model))
+            if not self._authorised():
+                return
+            if self.path != "/v1/chat/completions" or model not in server.models:
+                self._send_json(
+                    404, {"error": {"message": f"model '{model}' not found", "type": "not_found"}}
+                )
+                return
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            events = [f"data: {json.dumps(chunk)}\n\n" for chunk in server.chunks(model)]
+            for event in [*events, "data: [DONE]\n\n"]:
+                data = event.encode()
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+
+    return Handler

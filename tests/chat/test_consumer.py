@@ -148,7 +148,7 @@ async def test_a_provider_error_mid_stream_keeps_the_user_message_and_the_partia
         http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(server)),
         max_retries=0,
     )
-    monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda: provider)
+    monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda _answerer: provider)
     user, conversation = await _setup()
     ws = await connect(user, conversation.id)
 

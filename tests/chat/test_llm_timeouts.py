@@ -299,7 +299,9 @@ async def test_a_hanging_model_ends_the_turn_in_words_and_saves_what_there_is(
     settings.CAIRN_ALIGNMENT_REVIEW = False
     async with QuietModelServer(first_events) as server:
         provider = provider_at(bounded(settings, **bounds), "openai-compatible", server.url)
-        monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda: provider)
+        monkeypatch.setattr(
+            "apps.chat.consumers.provider_for_running_loop", lambda _answerer: provider
+        )
         user = await sync_to_async(UserFactory)()
         conversation = await sync_to_async(conversation_create)(user=user)
         ws = await connect(user, conversation.id)
@@ -333,7 +335,9 @@ async def test_the_pages_stop_while_the_model_is_silent_ends_the_turn_at_once(
     async with QuietModelServer() as server:
         # Bounds no test reaches: only the stop can end this wait.
         provider = provider_at(bounded(settings), "openai-compatible", server.url)
-        monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda: provider)
+        monkeypatch.setattr(
+            "apps.chat.consumers.provider_for_running_loop", lambda _answerer: provider
+        )
         user = await sync_to_async(UserFactory)()
         conversation = await sync_to_async(conversation_create)(user=user)
         ws = await connect(user, conversation.id)

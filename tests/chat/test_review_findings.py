@@ -42,7 +42,9 @@ async def test_an_unsupported_citation_is_stored_and_marked_live_and_after_reloa
         _text_turn("Your shoes are Hoka Cliftons [2]. You swim every evening [1]."),
         _verdict(issues=[{"type": "unsupported", "ref": 1, "claim": "You swim every evening"}]),
     )
-    monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda: _claude(server))
+    monkeypatch.setattr(
+        "apps.chat.consumers.provider_for_running_loop", lambda _answerer: _claude(server)
+    )
     user, conversation, _ = await _account()
     ws = await connect(user, conversation.id)
 
@@ -86,7 +88,9 @@ async def test_a_corrected_answer_keeps_what_the_review_found(
             corrections="You train three mornings a week [1].",
         ),
     )
-    monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda: _claude(server))
+    monkeypatch.setattr(
+        "apps.chat.consumers.provider_for_running_loop", lambda _answerer: _claude(server)
+    )
     user, conversation, _ = await _account()
     ws = await connect(user, conversation.id)
 

@@ -59,7 +59,9 @@ async def test_sources_are_titled_by_what_they_say_and_numbered_by_first_use(
     # Registered in the order referenced: [1] training, [2] shoes; the pinned units are
     # background the question is not about, no source (issue 28). Claude cites the shoes first.
     server = FakeAnthropic(_text_turn("Wear your Hoka Cliftons [2] on your morning runs [1]."))
-    monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda: _claude(server))
+    monkeypatch.setattr(
+        "apps.chat.consumers.provider_for_running_loop", lambda _answerer: _claude(server)
+    )
     user, conversation, urls = await _account()
     ws = await connect(user, conversation.id)
 

@@ -105,7 +105,9 @@ async def test_claude_sees_the_goals_as_their_own_section_and_lists_by_type(
         _tool_turn("memory_list", {"type": "shopping item"}),
         _text_turn("You need oat milk and eggs."),
     )
-    monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda: _claude(server))
+    monkeypatch.setattr(
+        "apps.chat.consumers.provider_for_running_loop", lambda _answerer: _claude(server)
+    )
     user, conversation, claims = await _account()
     ws = await connect(user, conversation.id)
 
@@ -143,7 +145,9 @@ async def test_claude_ticks_an_item_off_and_restores_it_and_done_is_listed_as_do
         _tool_turn("memory_update", {"claim_number": eggs.number, "action": "restore"}),
         _text_turn("Eggs are back on the list."),
     )
-    monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda: _claude(server))
+    monkeypatch.setattr(
+        "apps.chat.consumers.provider_for_running_loop", lambda _answerer: _claude(server)
+    )
     ws = await connect(user, conversation.id)
 
     await ws.send_json_to({"type": "message", "text": "I bought the eggs"})

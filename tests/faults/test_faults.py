@@ -42,7 +42,7 @@ async def test_the_llm_timing_out_mid_answer_saves_the_partial_and_keeps_the_que
         max_retries=0,
         http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(server)),
     )
-    monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda: provider)
+    monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda _answerer: provider)
     user = await sync_to_async(UserFactory)()
     conversation = await sync_to_async(conversation_create)(user=user)
     ws = await connect(user, conversation.id)

@@ -1,19 +1,36 @@
 """Choose the provider: ``get_llm_provider`` from plain configuration, ``build_provider``
-from the settings, and ``provider_for_running_loop`` one per event loop (the SDK's
-connection pool is bound to the loop it was created on)."""
+from the settings or from an ``Answerer`` (the models a turn uses, which the connections
+page and a conversation's model picker choose: apps/chat/connections), and
+``provider_for_running_loop`` one per event loop and answerer (the SDK's connection pool
+is bound to the loop it was created on)."""
 
 from __future__ import annotations
 
 import asyncio
 import weakref
-from dataclasses import dataclass
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal, TypeAlias
 
 import httpx2
 from django.conf import settings
 
 from apps.chat.llm.bounds import Bounds
-from apps.chat.llm.offline import OfflineProvider
-from apps.chat.llm.types import LLMProvider
+from apps.chat.llm.offline import OFFLINE_MODEL, OfflineProvider
+from apps.chat.llm.types import (
+    DEFAULT_MAX_TOKENS,
+    ChatTurn,
+    CompletionTask,
+    LLMProvider,
+    ModelRole,
+    StreamEvent,
+    ToolExecutor,
+    ToolSpec,
+)
+from apps.chat.pipeline.sources import SourceItem
+
+EndpointKind: TypeAlias = Literal["anthropic", "openai", "offline"]
 
 
 def get_llm_provider(
@@ -66,11 +83,6 @@ def get_llm_provider(
     )
 
 
-_providers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LLMProvider] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 @dataclass(frozen=True)
 class CompatibleServer:
     """An OpenAI-compatible chat server: CAIRN_LLM_BASE_URL, CAIRN_LLM_MODEL …"""
@@ -94,19 +106,181 @@ def compatible_server() -> CompatibleServer | None:
     )
 
 
-def build_provider() -> LLMProvider:
-    return get_llm_provider(
-        api_key=settings.ANTHROPIC_API_KEY or None,
-        main_model=settings.CAIRN_MAIN_MODEL,
-        cheap_model=settings.CAIRN_CHEAP_MODEL,
-        offline_word_delay=settings.CAIRN_OFFLINE_WORD_DELAY,
-        compatible=compatible_server(),
-        bounds=Bounds.from_settings(),
+@dataclass(frozen=True)
+class Endpoint:
+    """One model on one server: what building a client for it needs. The key is the
+    plain key, held in memory only (repr hides it, so a log line never shows it)."""
+
+    kind: EndpointKind
+    model: str
+    base_url: str = ""
+    api_key: str = field(default="", repr=False)
+    tools: bool = True
+    label: str = ""  # the connection's name, for the page
+
+    def same_server(self, other: Endpoint) -> bool:
+        return (self.kind, self.base_url, self.api_key, self.tools) == (
+            other.kind,
+            other.base_url,
+            other.api_key,
+            other.tools,
+        )
+
+
+OFFLINE = Endpoint(kind="offline", model=OFFLINE_MODEL, label="Offline (no language model)")
+
+
+@dataclass(frozen=True)
+class Answerer:
+    """Who answers a turn: the main model, and the cheap one for distillation, the
+    citation review and memory extraction (the roles ``ModelRole`` names)."""
+
+    main: Endpoint
+    cheap: Endpoint
+
+    @property
+    def offline(self) -> bool:
+        return self.main.kind == "offline"
+
+
+def env_answerer() -> Answerer | None:
+    """What the environment configures, which wins over the connections page: Claude
+    when ANTHROPIC_API_KEY is set, else the CAIRN_LLM_* server; None when neither is."""
+    key = settings.ANTHROPIC_API_KEY.strip()
+    if key:
+        label = "Anthropic (from the environment)"
+        return Answerer(
+            main=Endpoint(
+                kind="anthropic", model=settings.CAIRN_MAIN_MODEL, api_key=key, label=label
+            ),
+            cheap=Endpoint(
+                kind="anthropic", model=settings.CAIRN_CHEAP_MODEL, api_key=key, label=label
+            ),
+        )
+    server = compatible_server()
+    if server is None or not server.model.strip():
+        return None
+    endpoint = Endpoint(
+        kind="openai",
+        model=server.model,
+        base_url=server.base_url,
+        api_key=server.api_key or "",
+        tools=server.tools,
+        label="OpenAI-compatible server (from the environment)",
+    )
+    cheap = server.cheap_model or server.model
+    return Answerer(main=endpoint, cheap=replace(endpoint, model=cheap))
+
+
+class SplitProvider:
+    """The main model on one server and the cheap one on another: each role goes to the
+    provider that serves it."""
+
+    def __init__(self, *, main: LLMProvider, cheap: LLMProvider) -> None:
+        self._by_role: dict[ModelRole, LLMProvider] = {"main": main, "cheap": cheap}
+
+    @property
+    def name(self) -> str:
+        return self._by_role["main"].name
+
+    def model_name(self, role: ModelRole) -> str:
+        return self._by_role[role].model_name(role)
+
+    def stream(
+        self,
+        *,
+        system: str,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] = (),
+        tool_executor: ToolExecutor | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        model_role: ModelRole = "main",
+        sources: Sequence[SourceItem] = (),
+    ) -> AsyncIterator[StreamEvent]:
+        return self._by_role[model_role].stream(
+            system=system,
+            messages=messages,
+            tools=tools,
+            tool_executor=tool_executor,
+            max_tokens=max_tokens,
+            model_role=model_role,
+            sources=sources,
+        )
+
+    async def complete(
+        self,
+        *,
+        system: str,
+        prompt: str,
+        task: CompletionTask = "other",
+        max_tokens: int = 1024,
+        model_role: ModelRole = "cheap",
+    ) -> str:
+        return await self._by_role[model_role].complete(
+            system=system, prompt=prompt, task=task, max_tokens=max_tokens, model_role=model_role
+        )
+
+    async def aclose(self) -> None:
+        for provider in {id(p): p for p in self._by_role.values()}.values():
+            await provider.aclose()
+
+
+def _endpoint_provider(
+    endpoint: Endpoint, *, cheap_model: str, http_client: httpx2.AsyncClient | None
+) -> LLMProvider:
+    bounds = Bounds.from_settings()
+    if endpoint.kind == "anthropic":
+        return get_llm_provider(
+            api_key=endpoint.api_key,
+            main_model=endpoint.model,
+            cheap_model=cheap_model,
+            base_url=endpoint.base_url or None,
+            http_client=http_client,
+            bounds=bounds,
+        )
+    if endpoint.kind == "openai":
+        return get_llm_provider(
+            api_key=None,
+            main_model=endpoint.model,
+            cheap_model=cheap_model,
+            http_client=http_client,
+            bounds=bounds,
+            compatible=CompatibleServer(
+                base_url=endpoint.base_url,
+                model=endpoint.model,
+                cheap_model=cheap_model,
+                api_key=endpoint.api_key or None,
+                tools=endpoint.tools,
+            ),
+        )
+    return OfflineProvider(word_delay=settings.CAIRN_OFFLINE_WORD_DELAY)
+
+
+def build_provider(
+    answerer: Answerer | None = None, *, http_client: httpx2.AsyncClient | None = None
+) -> LLMProvider:
+    """The provider for ``answerer``; without one, what the environment configures (the
+    offline provider when it configures nothing)."""
+    if answerer is None:
+        return get_llm_provider(
+            api_key=settings.ANTHROPIC_API_KEY or None,
+            main_model=settings.CAIRN_MAIN_MODEL,
+            cheap_model=settings.CAIRN_CHEAP_MODEL,
+            offline_word_delay=settings.CAIRN_OFFLINE_WORD_DELAY,
+            compatible=compatible_server(),
+            bounds=Bounds.from_settings(),
+        )
+    main, cheap = answerer.main, answerer.cheap
+    if main.kind == "offline" or main.same_server(cheap):
+        return _endpoint_provider(main, cheap_model=cheap.model, http_client=http_client)
+    return SplitProvider(
+        main=_endpoint_provider(main, cheap_model=main.model, http_client=http_client),
+        cheap=_endpoint_provider(cheap, cheap_model=cheap.model, http_client=http_client),
     )
 
 
 def provider_description() -> str:
-    """Which model answers, in words, for the Settings page (no network call)."""
+    """Which model answers by the environment alone, in words (no network call)."""
     if settings.ANTHROPIC_API_KEY.strip():
         return f"Claude ({settings.CAIRN_MAIN_MODEL}) through the Anthropic API"
     server = compatible_server()
@@ -119,9 +293,25 @@ def provider_description() -> str:
     )
 
 
-def provider_for_running_loop() -> LLMProvider:
+# A few providers per event loop, one per answerer in use, the least recently asked for
+# closed first: a key changed on the connections page makes a new answerer.
+_PROVIDERS_PER_LOOP = 8
+_providers: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, OrderedDict[Answerer | None, LLMProvider]
+] = weakref.WeakKeyDictionary()
+_closing: set[asyncio.Task[None]] = set()
+
+
+def provider_for_running_loop(answerer: Answerer | None = None) -> LLMProvider:
     loop = asyncio.get_running_loop()
-    provider = _providers.get(loop)
+    cached = _providers.setdefault(loop, OrderedDict())
+    provider = cached.get(answerer)
     if provider is None:
-        provider = _providers[loop] = build_provider()
+        provider = cached[answerer] = build_provider(answerer)
+        while len(cached) > _PROVIDERS_PER_LOOP:
+            _, evicted = cached.popitem(last=False)
+            task = loop.create_task(evicted.aclose())
+            _closing.add(task)
+            task.add_done_callback(_closing.discard)
+    cached.move_to_end(answerer)
     return provider
