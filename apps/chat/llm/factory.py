@@ -24,11 +24,11 @@ from apps.chat.llm.types import (
     CompletionTask,
     LLMProvider,
     ModelRole,
+    SourceItem,
     StreamEvent,
     ToolExecutor,
     ToolSpec,
 )
-from apps.chat.pipeline.sources import SourceItem
 
 EndpointKind: TypeAlias = Literal["anthropic", "openai", "offline"]
 

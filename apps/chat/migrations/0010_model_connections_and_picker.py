@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("chat", "0008_chat_import_skipped"),
+        ("chat", "0009_turn_outcomes_out_of_usage"),
     ]
 
     operations = [
