@@ -105,9 +105,9 @@ def _session_media_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pa
 @pytest.fixture(autouse=True)
 def media_root(settings: Any, tmp_path: Path) -> Path:
     """Each test's uploads, imports and stored files under its own temporary folder
-    (``MEDIA_ROOT``); processes it starts get the same one (tests/processes.py)."""
+    (``MEDIA_ROOT``, made by the first file stored); processes it starts get the same one
+    (tests/processes.py)."""
     root = tmp_path / "media"
-    root.mkdir()
     settings.MEDIA_ROOT = str(root)
     return root
 
