@@ -9,9 +9,11 @@ import pytest
 from django.contrib import admin
 from django.contrib.auth.models import Group
 from django.core import checks
-from django.test import RequestFactory
+from django.test import Client, RequestFactory
+from django.urls import reverse
 
 from apps.accounts.models import User
+from apps.accounts.services import api_token_create
 from apps.contexts.models import Context
 from apps.core.admin_scoping import OwnedModelAdmin, scope_to_user
 from config.admin_site import CairnAdminSite
@@ -90,3 +92,20 @@ def test_choices_come_from_the_owner_field_their_model_s_admin_declares(
     assert list(scope_to_user(Context.objects.all(), request, site=bare)) == []
     superuser_sees = scope_to_user(Context.objects.order_by("name"), as_superuser, site=bare)
     assert list(superuser_sees) == [mine, theirs]
+
+
+@pytest.mark.django_db
+def test_api_tokens_in_the_admin_are_the_superuser_s_alone(
+    page_client: Client, user: User, other_user: User
+) -> None:
+    api_token_create(user=user, name="laptop")
+    api_token_create(user=other_user, name="bob's phone")
+    changelist = reverse("admin:accounts_apitoken_changelist")
+
+    assert page_client.get(changelist).status_code == 403
+    root = UserFactory(email="root@example.com", is_superuser=True, is_staff=True)
+    page_client.force_login(root)
+    listed = page_client.get(changelist)
+    assert listed.status_code == 200
+    assert "laptop" in listed.content.decode()
+    assert "bob&#x27;s phone" in listed.content.decode()
