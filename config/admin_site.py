@@ -1,8 +1,13 @@
+from typing import Any
+
 from django.contrib import admin
 from django.contrib.contenttypes.models import ContentType
+from django.core import checks
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import URLPattern, URLResolver, path
+
+from apps.core.admin_scoping import unowned_admin_errors
 
 
 class CairnAdminSite(admin.AdminSite):
@@ -17,6 +22,10 @@ class CairnAdminSite(admin.AdminSite):
     def has_permission(self, request: HttpRequest) -> bool:
         # Not only staff: every active user edits their own knowledge here (DESIGN §3).
         return bool(request.user.is_active and request.user.is_authenticated)
+
+    def check(self, app_configs: Any) -> list[checks.CheckMessage]:
+        # Every user may open this admin: none of its lists may show another user's rows.
+        return [*super().check(app_configs), *unowned_admin_errors(self)]
 
     def get_urls(self) -> list[URLResolver | URLPattern]:
         urls = super().get_urls()

@@ -4,14 +4,25 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
+from django.test import Client, override_settings
 from rest_framework.test import APIClient
 
 from apps.accounts.models import User
 from apps.accounts.services import api_token_create
 from tests.factories import UserFactory
-from tests.processes import free_port, start_redis
+from tests.processes import ROOT, free_port, start_redis
+
+# What a run may leave under var/ (``pytest_sessionfinish`` below): the embedded
+# PostgreSQL's data directory holds the test database (kept between runs by --reuse-db), and
+# `make cpu-guard`, run before the tests, caches its verdict there. Anything else a run
+# writes under var/ is a file a test forgot to put in its temporary folder.
+VAR = ROOT / "var"
+VAR_KEPT = {"pgdata", "cpu_guard.json"}
+_LEFT_BEFORE = pytest.StashKey[set[str]]()
 
 
 @pytest.fixture
@@ -22,6 +33,14 @@ def user(db: None) -> User:
 @pytest.fixture
 def other_user(db: None) -> User:
     return UserFactory(email="bob@example.com")
+
+
+@pytest.fixture
+def page_client(client: Client, user: User) -> Client:
+    """The test client signed in as ``user``, for the HTML pages (not ``browser``: that
+    name is pytest-playwright's, and taking it gave plain tests a ``[chromium]`` id)."""
+    client.force_login(user)
+    return client
 
 
 @pytest.fixture
@@ -71,3 +90,70 @@ def _close_pool_connections(django_db_setup: None) -> Iterator[None]:
     from apps.core.concurrency import close_pool_connections
 
     close_pool_connections()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_media_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Files written outside a test's own ``media_root`` (module-scoped servers, processes
+    started with the environment) land in this run's temporary folder, never in var/media."""
+    root = tmp_path_factory.mktemp("media")
+    with pytest.MonkeyPatch.context() as patch, override_settings(MEDIA_ROOT=str(root)):
+        patch.setenv("MEDIA_ROOT", str(root))
+        yield root
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings: Any, tmp_path: Path) -> Path:
+    """Each test's uploads, imports and stored files under its own temporary folder
+    (``MEDIA_ROOT``, made by the first file stored); processes it starts get the same one
+    (tests/processes.py)."""
+    root = tmp_path / "media"
+    settings.MEDIA_ROOT = str(root)
+    return root
+
+
+def _var_files() -> set[str]:
+    if not VAR.is_dir():
+        return set()
+    return {
+        f"var/{path.relative_to(VAR)}"
+        for top in VAR.iterdir()
+        if top.name not in VAR_KEPT
+        for path in ([top] if not top.is_dir() else [top, *top.rglob("*")])
+    }
+
+
+def _git_changes() -> set[str]:
+    """What `git status` lists (changed and untracked files), where the tree is a checkout."""
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return set(status.stdout.splitlines()) if status.returncode == 0 else set()
+
+
+def _left_behind() -> set[str]:
+    return _var_files() | {f"git status: {line}" for line in _git_changes()}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.stash[_LEFT_BEFORE] = _left_behind()
+
+
+@pytest.hookimpl(trylast=True)  # after the session's fixtures are torn down
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Fail the run when it left a new file or folder under var/, or one `git status`
+    sees: every test writes under its temporary folders."""
+    left = sorted(_left_behind() - session.stash.get(_LEFT_BEFORE, set()))
+    if not left:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_sep("=", "FAILED: the run left files behind", red=True)
+        for line in [*left[:20], *(["…"] if len(left) > 20 else [])]:
+            reporter.write_line(line)
+        reporter.write_line("Tests write under their temporary folders (tmp_path, media_root).")
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,8 +40,9 @@ def wait_for_port(port: int, timeout: float = 60) -> None:
 
 def process_env(**overrides: str | None) -> dict[str, str]:
     """The environment of a process sharing this test's database, so it sees what a
-    ``transactional_db`` test commits; its jobs go to the real queue (``CAIRN_Q_SYNC``).
-    An override of None removes the variable."""
+    ``transactional_db`` test commits, and its files (the test's temporary ``MEDIA_ROOT``,
+    tests/conftest.py); its jobs go to the real queue (``CAIRN_Q_SYNC``). An override of
+    None removes the variable."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
@@ -48,6 +50,7 @@ def process_env(**overrides: str | None) -> dict[str, str]:
         # would otherwise use the development database.
         "CAIRN_DB_NAME": str(connection.settings_dict["NAME"]),
         "CAIRN_Q_SYNC": "false",
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     for name, value in overrides.items():

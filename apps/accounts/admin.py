@@ -1,5 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.http import HttpRequest
+
+from apps.core.admin_scoping import OwnedModelAdmin
 
 from .models import ApiToken, User
 
@@ -26,9 +29,12 @@ class UserAdmin(DjangoUserAdmin):
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(OwnedModelAdmin):
+    """Tokens are the superuser's to see here; a user manages their own on the tokens page."""
+
+    owner_field = "user"
     list_display = ["name", "user", "prefix", "created_at", "last_used_at"]
     readonly_fields = ["prefix", "created_at", "last_used_at"]
 
-    def has_module_permission(self, request):  # type: ignore[no-untyped-def]
-        return request.user.is_superuser
+    def _user_may_edit(self, request: HttpRequest) -> bool:
+        return bool(request.user.is_active and request.user.is_superuser)

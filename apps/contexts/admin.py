@@ -74,6 +74,7 @@ class ContextForm(ServiceForm):
 
 @admin.register(Context)
 class ContextAdmin(ServiceAdminMixin, OwnedModelAdmin):
+    owner_field = "user"
     form = ContextForm
     list_display = ["name", "friendly_id", "parent", "claims_label", "updated_at"]
     search_fields = ["name", "friendly_id", "description"]

@@ -28,6 +28,6 @@ def timestamps_clamp(apps: Any, schema_editor: Any) -> None:
                 table, column = quote(model._meta.db_table), quote(field.column)
                 for bound, compare in ((EARLIEST, "<"), (LATEST, ">")):
                     cursor.execute(
-                        f"UPDATE {table} SET {column} = %s WHERE {column} {compare} %s",
+                        f"UPDATE {table} SET {column} = %s WHERE {column} {compare} %s",  # noqa: S608 - quoted names from the models, bounds as parameters
                         [bound, bound],
                     )

@@ -302,7 +302,7 @@ def _update(claimed: Claimed, assignments: str, params: list[object]) -> None:
     try:
         with connection.cursor() as cursor:
             cursor.execute(
-                f"UPDATE core_work SET {assignments} WHERE id = %s AND holder = %s",
+                f"UPDATE core_work SET {assignments} WHERE id = %s AND holder = %s",  # noqa: S608 - assignments written in this module, values as parameters
                 [*params, claimed.id, claimed.holder],  # type: ignore[list-item]
             )
     except DatabaseError:

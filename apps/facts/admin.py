@@ -57,7 +57,7 @@ class ProjectFactForm(forms.ModelForm):
 
 @admin.register(ProjectFact)
 class ProjectFactAdmin(OwnedModelAdmin):
-    owner_field = "project__owner"  # what owner_lookup finds: facts are owned via the project
+    owner_field = "project__owner"  # facts belong to a project, the project to its owner
     form = ProjectFactForm
     change_form_template = "facts/admin/change_form.html"
     list_display = [

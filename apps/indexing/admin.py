@@ -112,6 +112,7 @@ class ChunkAdmin(OwnedModelAdmin):
     """Chunks are the search index's internal rows: only a superuser, debugging search,
     sees them; an ordinary user's admin does not list them (issue 18)."""
 
+    owner_field = "user"
     list_display = ["excerpt", "owner_label", "chunk_index", "start", "end", "embedding_model"]
     list_filter = ["embedding_model"]
     search_fields = ["text"]

@@ -67,7 +67,7 @@ def query_terms(query: str, collection: Collection) -> Terms:
     keys, key_params = _project_filter(collection)
     with connection.cursor() as cursor:
         cursor.execute(
-            "WITH q AS (SELECT DISTINCT lexeme AS term "
+            "WITH q AS (SELECT DISTINCT lexeme AS term "  # noqa: S608 - fragments from this module, values as parameters
             "FROM unnest(to_tsvector('english', %s))) "
             "SELECT (SELECT coalesce(sum(rows), 0) FROM indexing_lexical_collection "
             f"  WHERE user_id = %s AND kind = ANY(%s) {keys}), "
@@ -101,7 +101,7 @@ def collection_rows_sql(collection: Collection) -> tuple[str, list[Any]]:
     """The statement counting ``collection``'s rows, to run alone or inside another."""
     keys, key_params = _project_filter(collection)
     return (
-        "SELECT coalesce(sum(rows), 0) FROM indexing_lexical_collection "
+        "SELECT coalesce(sum(rows), 0) FROM indexing_lexical_collection "  # noqa: S608 - fragments from this module, values as parameters
         f"WHERE user_id = %s AND kind = ANY(%s) {keys}",
         [collection.user_id, list(collection.kinds), *key_params],
     )
@@ -137,7 +137,7 @@ def claim_postings_sql(
     user's claims are few enough that packing them, as ``chunk_scores`` reads chunks',
     would not pay)."""
     sql = (
-        "WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(term, idf)), "
+        "WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(term, idf)), "  # noqa: S608 - fragments from this module, values as parameters
         "top AS (SELECT p.claim_id AS id, "
         # float8 throughout: untyped parameters would make the sum numeric, several
         # times slower over tens of thousands of postings.
@@ -202,7 +202,7 @@ def chunk_scores(collection: Collection, kinds: Sequence[int], terms: Terms) -> 
     # 2 the stale chunk ids (to drop from the packs). The range and list conditions on chunk_id keep
     # each read of posting rows to its index range.
     sql = (
-        "WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(term, idf)), "
+        "WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(term, idf)), "  # noqa: S608 - fragments from this module, values as parameters
         "st AS MATERIALIZED (SELECT coalesce((SELECT through FROM "
         "  indexing_posting_pack_state WHERE user_id = %s), 0) AS through), "
         # Every marked chunk is left out of the packs; only those not deleted have

@@ -168,7 +168,7 @@ def nearest(
         by_ef.setdefault(plan.ef_for(scope.kind), []).append(
             (
                 scope.kind,
-                f"SELECT s.id, s.embedding <=> %s::vector AS value FROM ({scope.sql}) AS s "
+                f"SELECT s.id, s.embedding <=> %s::vector AS value FROM ({scope.sql}) AS s "  # noqa: S608 - scopes and tables from code, values as parameters
                 f"ORDER BY {order} LIMIT %s",
                 [literal, *scope.params, *order_params, limit],
             )
@@ -203,7 +203,7 @@ def similarities(candidates: Sequence[Candidate], vector: Vector) -> list[Candid
         ids = [str(c.id) for c in candidates if c.kind == kind]
         if ids:
             sql = (
-                f"SELECT id, 1 - (embedding <=> %s::vector) AS value FROM {table} "
+                f"SELECT id, 1 - (embedding <=> %s::vector) AS value FROM {table} "  # noqa: S608 - scopes and tables from code, values as parameters
                 f"WHERE id = ANY(%s::{cast}[]) AND embedding IS NOT NULL"
             )
             lists.append((kind, sql, [literal, ids]))
@@ -265,7 +265,8 @@ def period_plan(scope: Scope, said_then: QuerySet[Chunk]) -> VectorPlan:
     if bound > cap:
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SELECT count(*) FROM ({scope.sql} LIMIT %s) AS rows", [*scope.params, cap + 1]
+                f"SELECT count(*) FROM ({scope.sql} LIMIT %s) AS rows",  # noqa: S608 - scopes and tables from code, values as parameters
+                [*scope.params, cap + 1],
             )
             (bound,) = cursor.fetchone()
     if bound <= cap:
@@ -280,7 +281,7 @@ def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:
         return []
     statements, params = [], []
     for kind, sql, list_params in lists:
-        statements.append(f"(SELECT %s, ranked.id::text, ranked.value FROM ({sql}) AS ranked)")
+        statements.append(f"(SELECT %s, ranked.id::text, ranked.value FROM ({sql}) AS ranked)")  # noqa: S608 - scopes and tables from code, values as parameters
         params += [kind, *list_params]
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(statements), params)
@@ -355,7 +356,7 @@ def _chunks_ranked_in_scope(
             return []
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SELECT s.id FROM ({scope.sql}) AS s WHERE s.id = ANY(%s::bigint[])",
+                f"SELECT s.id FROM ({scope.sql}) AS s WHERE s.id = ANY(%s::bigint[])",  # noqa: S608 - scopes and tables from code, values as parameters
                 [*scope.params, [pk for pk, _ in best]],
             )
             in_scope = {row[0] for row in cursor.fetchall()}

@@ -17,9 +17,8 @@
 
   var socket = window.CairnReconnect.reconnecting({
     url: function () {
-      var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
       setConn("connecting…");
-      return scheme + window.location.host + chat.dataset.wsPath;
+      return window.CairnReconnect.socketUrl(chat.dataset.wsPath, window.location);
     },
     heartbeatMs: 25000,
     onOpen: function (info) {

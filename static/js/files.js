@@ -117,10 +117,7 @@
   function connect() {
     if (!window.WebSocket || !window.CairnReconnect || !document.querySelector("[data-sources]")) return;
     window.CairnReconnect.reconnecting({
-      url: function () {
-        var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-        return scheme + window.location.host + "/ws/events/";
-      },
+      url: function () { return window.CairnReconnect.socketUrl("/ws/events/", window.location); },
       heartbeatMs: 25000,
       onMessage: function (event) {
         if (!event || event.type !== "indexing.progress") return;

@@ -20,6 +20,12 @@
     return Math.round(base * (0.8 + random * 0.4));
   }
 
+  /** The websocket URL of ``path`` on the page's own host: wss:// under https. */
+  function socketUrl(path, location) {
+    var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    return scheme + location.host + path;
+  }
+
   /**
    * options: url() → the socket's URL; onOpen({reconnected}); onMessage(data) with the parsed
    * JSON; onClose({code, final, delay}) (final: no retry; delay: ms until the next try);
@@ -102,5 +108,10 @@
     return { open: open, now: now, send: send, connected: connected, finalCodes: FINAL_CODES };
   }
 
-  return { backoff: backoff, reconnecting: reconnecting, FINAL_CODES: FINAL_CODES };
+  return {
+    backoff: backoff,
+    reconnecting: reconnecting,
+    socketUrl: socketUrl,
+    FINAL_CODES: FINAL_CODES,
+  };
 });

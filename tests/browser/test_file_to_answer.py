@@ -15,7 +15,6 @@ from playwright.sync_api import Page, expect
 
 from apps.indexing.models import Chunk, Document, DocumentStatus
 from tests.browser.helpers import log_in, start_conversation
-from tests.indexing.conftest import media_root  # noqa: F401 - fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("media_root")]
 

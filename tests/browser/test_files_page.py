@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 from apps.indexing.models import Document, DocumentStatus, Source, SourceKind, SourceStatus
 from apps.projects.services import project_ensure_personal
 from tests.browser.helpers import DESKTOP, PHONE, assert_fits_width, log_in
-from tests.indexing.conftest import fake_provider, media_root  # noqa: F401 - fixtures
+from tests.indexing.conftest import fake_provider  # noqa: F401 - fixture
 
 pytestmark = [
     pytest.mark.browser,

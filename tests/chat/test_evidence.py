@@ -20,7 +20,6 @@ from apps.projects.models import Project
 from apps.projects.services import project_ensure_personal
 from tests.indexing.conftest import (  # noqa: F401 - fixtures
     conversation_with,
-    media_root,
     real_provider,
 )
 

@@ -20,7 +20,6 @@ from apps.indexing.services import documents_upload
 from apps.projects.services import project_ensure_personal
 from tests.indexing.conftest import (  # noqa: F401 (fixtures)
     committed,
-    media_root,
     real_provider,
     upload,
 )

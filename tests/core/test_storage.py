@@ -27,13 +27,6 @@ from apps.core.storage import (
 from config.storage_url import LOCAL_BACKEND, S3_BACKEND, StorageUrlError, storage_from_url
 
 
-@pytest.fixture
-def media_root(settings: object, tmp_path: Path) -> Path:
-    root = tmp_path / "media"
-    settings.MEDIA_ROOT = str(root)  # type: ignore[attr-defined]
-    return root
-
-
 def _files(root: Path) -> list[Path]:
     return [path for path in root.rglob("*") if path.is_file()] if root.exists() else []
 

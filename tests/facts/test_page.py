@@ -23,12 +23,6 @@ SET = reverse("facts:set")
 RETRACT = reverse("facts:retract")
 
 
-@pytest.fixture
-def browser(client: Client, user: User) -> Client:
-    client.force_login(user)
-    return client
-
-
 def text_of(html: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
@@ -39,15 +33,15 @@ def test_the_page_requires_login(client: Client) -> None:
     assert "/login/" in response["Location"]
 
 
-def test_the_nav_links_to_the_page(browser: Client) -> None:
-    html = browser.get(HOME).content.decode()
+def test_the_nav_links_to_the_page(page_client: Client) -> None:
+    html = page_client.get(HOME).content.decode()
     assert f'href="{HOME}" aria-current="page">Facts</a>' in html
 
 
 def test_without_a_project_it_shows_personal_with_a_helpful_empty_state(
-    browser: Client, user: User
+    page_client: Client, user: User
 ) -> None:
-    response = browser.get(HOME)
+    response = page_client.get(HOME)
 
     assert response.status_code == 200
     assert response.context["project"] == Project.objects.get(owner=user, slug="personal")
@@ -57,7 +51,7 @@ def test_without_a_project_it_shows_personal_with_a_helpful_empty_state(
 
 
 def test_facts_are_grouped_by_topic_with_lists_in_rank_order(
-    browser: Client, project: Project, say: Say
+    page_client: Client, project: Project, say: Say
 ) -> None:
     facts_persist(project=project, message=say("My favorite cryptos are BTC, ETH and XMR."))
     fact_store(project=project, key="user.email", value="jane@example.com")
@@ -68,7 +62,7 @@ def test_facts_are_grouped_by_topic_with_lists_in_rank_order(
         value_type="json",
     )
 
-    response = browser.get(HOME, {"project": project.pk})
+    response = page_client.get(HOME, {"project": project.pk})
 
     text = text_of(response.content.decode())
     assert "Favorite crypto" in text
@@ -79,12 +73,12 @@ def test_facts_are_grouped_by_topic_with_lists_in_rank_order(
     assert "from chat" in text
 
 
-def test_history_is_on_the_page_without_javascript(browser: Client, project: Project) -> None:
+def test_history_is_on_the_page_without_javascript(page_client: Client, project: Project) -> None:
     key = "user.favorites.crypto.1"
     for value in ("BTC", "ETH", "XMR"):
         fact_store(project=project, key=key, value=value)
 
-    html = browser.get(HOME, {"project": project.pk}).content.decode()
+    html = page_client.get(HOME, {"project": project.pk}).content.decode()
 
     details = html[html.index('<details class="f-history">') :]
     details = details[: details.index("</details>")]
@@ -93,8 +87,8 @@ def test_history_is_on_the_page_without_javascript(browser: Client, project: Pro
     assert "superseded" in details
 
 
-def test_setting_a_fact_by_hand(browser: Client, project: Project) -> None:
-    response = browser.post(
+def test_setting_a_fact_by_hand(page_client: Client, project: Project) -> None:
+    response = page_client.post(
         SET,
         {
             "project": project.pk,
@@ -110,7 +104,7 @@ def test_setting_a_fact_by_hand(browser: Client, project: Project) -> None:
     fact = ProjectFact.objects.get(project=project)
     assert (fact.value_text, fact.origin) == ("pecan", FactOrigin.MANUAL)
 
-    again = browser.post(
+    again = page_client.post(
         SET,
         {
             "project": project.pk,
@@ -137,9 +131,9 @@ def test_setting_a_fact_by_hand(browser: Client, project: Project) -> None:
     ],
 )
 def test_bad_input_re_renders_the_form_with_errors(
-    browser: Client, project: Project, data: dict[str, str], field: str
+    page_client: Client, project: Project, data: dict[str, str], field: str
 ) -> None:
-    response = browser.post(SET, {"project": project.pk, **data})
+    response = page_client.post(SET, {"project": project.pk, **data})
 
     assert response.status_code == 400
     assert field in response.context["form"].errors
@@ -147,11 +141,11 @@ def test_bad_input_re_renders_the_form_with_errors(
 
 
 def test_retracting_removes_the_fact_from_view_but_keeps_it(
-    browser: Client, project: Project
+    page_client: Client, project: Project
 ) -> None:
     fact_store(project=project, key="user.email", value="jane@example.com")
 
-    response = browser.post(RETRACT, {"project": project.pk, "key": "user.email"}, follow=True)
+    response = page_client.post(RETRACT, {"project": project.pk, "key": "user.email"}, follow=True)
 
     text = text_of(response.content.decode())
     assert "Retracted “email”" in text
@@ -160,50 +154,50 @@ def test_retracting_removes_the_fact_from_view_but_keeps_it(
     assert ProjectFact.objects.filter(project=project).count() == 1
 
 
-def test_retracting_a_key_without_a_value_says_so(browser: Client, project: Project) -> None:
-    response = browser.post(RETRACT, {"project": project.pk, "key": "nothing"}, follow=True)
+def test_retracting_a_key_without_a_value_says_so(page_client: Client, project: Project) -> None:
+    response = page_client.post(RETRACT, {"project": project.pk, "key": "nothing"}, follow=True)
     assert "nothing was retracted" in response.content.decode()
 
 
 @pytest.mark.parametrize("project_id", ["not-a-uuid", "00000000-0000-0000-0000-000000000000"])
-def test_a_project_id_that_names_nothing_is_404(browser: Client, project_id: str) -> None:
-    assert browser.get(HOME, {"project": project_id}).status_code == 404
+def test_a_project_id_that_names_nothing_is_404(page_client: Client, project_id: str) -> None:
+    assert page_client.get(HOME, {"project": project_id}).status_code == 404
 
 
-def test_another_user_s_project_is_404_everywhere(browser: Client, other_user: User) -> None:
+def test_another_user_s_project_is_404_everywhere(page_client: Client, other_user: User) -> None:
     theirs = ProjectFactory(owner=other_user, name="Bob's secrets")
     fact_store(project=theirs, key="user.email", value="bob@example.com")
 
-    assert browser.get(HOME, {"project": theirs.pk}).status_code == 404
+    assert page_client.get(HOME, {"project": theirs.pk}).status_code == 404
     assert (
-        browser.post(
+        page_client.post(
             SET, {"project": theirs.pk, "key": "k", "value": "v", "value_type": "string"}
         ).status_code
         == 404
     )
-    assert browser.post(RETRACT, {"project": theirs.pk, "key": "user.email"}).status_code == 404
+    assert page_client.post(RETRACT, {"project": theirs.pk, "key": "user.email"}).status_code == 404
     assert ProjectFact.objects.get(project=theirs).is_current
-    assert "Bob" not in browser.get(HOME).content.decode()
+    assert "Bob" not in page_client.get(HOME).content.decode()
 
 
 def test_the_project_picker_lists_only_my_projects(
-    browser: Client, user: User, other_user: User, project: Project
+    page_client: Client, user: User, other_user: User, project: Project
 ) -> None:
     ProjectFactory(owner=other_user, name="Not mine")
 
-    response = browser.get(HOME, {"project": project.pk})
+    response = page_client.get(HOME, {"project": project.pk})
 
     names = [p.name for p in response.context["projects"]]
     assert "Personal" in names
     assert "Not mine" not in names
 
 
-def test_unicode_values_render(browser: Client, project: Project) -> None:
+def test_unicode_values_render(page_client: Client, project: Project) -> None:
     fact_store(project=project, key="user.name", value="زينب 🌙 <script>alert(1)</script>")
     fact_retract(project=project, key="user.name")
     fact_store(project=project, key="user.name", value="שרה")
 
-    html = browser.get(HOME, {"project": project.pk}).content.decode()
+    html = page_client.get(HOME, {"project": project.pk}).content.decode()
 
     assert "שרה" in html
     assert "زينب 🌙" in html
@@ -211,9 +205,9 @@ def test_unicode_values_render(browser: Client, project: Project) -> None:
     assert "&lt;script&gt;" in html
 
 
-def test_a_fact_is_set_and_shown_in_words(browser: Client, project: Project) -> None:
+def test_a_fact_is_set_and_shown_in_words(page_client: Client, project: Project) -> None:
     """Issue 18: "crypto list, #1", not user.favorites.crypto.1, on the form and the page."""
-    response = browser.post(
+    response = page_client.post(
         SET,
         {"project": project.pk, "key": "crypto list, #1", "value": "BTC", "value_type": "string"},
         follow=True,

@@ -66,12 +66,6 @@ def read_only_volume(volume: Path) -> Path:
     return volume
 
 
-@pytest.fixture
-def page_client(client: Client, user: User) -> Client:
-    client.force_login(user)
-    return client
-
-
 def _left_behind(root: Path) -> list[str]:
     """Every file and folder under ``root``: nothing may stay of a refused upload."""
     return sorted(str(path.relative_to(root)) for path in root.rglob("*"))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -41,14 +40,6 @@ def _real_provider() -> EmbeddingProvider:
     if not _REAL:
         _REAL.append(embeddings.build_provider(embeddings.DEFAULT_PROVIDER))
     return _REAL[0]
-
-
-@pytest.fixture
-def media_root(settings: object, tmp_path: Path) -> Path:
-    root = tmp_path / "media"
-    root.mkdir()
-    settings.MEDIA_ROOT = str(root)  # type: ignore[attr-defined]
-    return root
 
 
 @pytest.fixture

@@ -241,13 +241,13 @@ def recomputed(
 ) -> tuple[tuple[int, int], set[tuple[str, int]]]:
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT count(*), coalesce(sum(cairn_tsvector_tokens({column})), 0) FROM {table} "
+            f"SELECT count(*), coalesce(sum(cairn_tsvector_tokens({column})), 0) FROM {table} "  # noqa: S608 - names and conditions from the test, values as parameters
             f"WHERE user_id = %s AND {where}",
             [user.pk],
         )
         collection = cursor.fetchone()
         cursor.execute(
-            f"SELECT u.lexeme, count(*) FROM {table} AS r, unnest(r.{column}) AS u "
+            f"SELECT u.lexeme, count(*) FROM {table} AS r, unnest(r.{column}) AS u "  # noqa: S608 - names and conditions from the test, values as parameters
             f"WHERE r.user_id = %s AND {where} GROUP BY 1",
             [user.pk],
         )
@@ -319,7 +319,7 @@ def postings_recomputed(user: User, column: str, where: str) -> set[tuple[int, s
     length = "window_length" if column == "window_vector" else "search_length"
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT r.id, u.lexeme, greatest(cardinality(u.positions), 1), r.{length} "
+            f"SELECT r.id, u.lexeme, greatest(cardinality(u.positions), 1), r.{length} "  # noqa: S608 - names and conditions from the test, values as parameters
             f"FROM indexing_chunk AS r, unnest(r.{column}) AS u WHERE r.user_id = %s AND {where}",
             [user.pk],
         )

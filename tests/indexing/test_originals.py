@@ -11,7 +11,7 @@ from apps.accounts.models import User
 from apps.indexing.models import Document
 from apps.indexing.services import documents_upload
 from apps.projects.models import Project
-from tests.indexing.conftest import fake_provider, media_root, upload  # noqa: F401 - fixtures
+from tests.indexing.conftest import fake_provider, upload  # noqa: F401 - fixture
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fake_provider", "media_root")]
 
@@ -97,7 +97,7 @@ def _main(page: bytes) -> bytes:
 def test_media_is_not_served_directly_in_any_mode(
     owner_client: Client,
     project: Project,
-    media_root: Path,  # noqa: F811
+    media_root: Path,
 ) -> None:
     document = _stored(project, "notes.txt", "Harbour notes")
     stored = Path(document.file.path).relative_to(media_root)

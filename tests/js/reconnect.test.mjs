@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 
 const require = createRequire(import.meta.url);
-const { backoff, reconnecting } = require(
+const { backoff, reconnecting, socketUrl } = require(
   fileURLToPath(new URL("../../static/js/reconnect.js", import.meta.url))
 );
 
@@ -134,4 +134,15 @@ test("now() skips the wait: back online tries at once, from the shortest delay",
   assert.equal(h.sockets.length, 3);
   h.sockets[2].fire("close", { code: 1006 });
   assert.equal(closes[2].delay, 1000);
+});
+
+test("a socket's URL is on the page's host, secure under https", () => {
+  assert.equal(
+    socketUrl("/ws/events/", { protocol: "https:", host: "cairn.example:8443" }),
+    "wss://cairn.example:8443/ws/events/"
+  );
+  assert.equal(
+    socketUrl("/ws/chat/7/", { protocol: "http:", host: "127.0.0.1:8000" }),
+    "ws://127.0.0.1:8000/ws/chat/7/"
+  );
 });

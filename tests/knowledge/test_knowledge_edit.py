@@ -14,16 +14,10 @@ from apps.contexts.models import Context
 from tests.knowledge_factories import ClaimFactory, ContextFactory
 
 
-@pytest.fixture
-def browser(client: Client, user: User) -> Client:
-    client.force_login(user)
-    return client
-
-
-def test_adding_a_claim_saves_it_with_its_contexts(browser: Client, user: User) -> None:
+def test_adding_a_claim_saves_it_with_its_contexts(page_client: Client, user: User) -> None:
     health = ContextFactory(user=user, name="Health")
 
-    response = browser.post(
+    response = page_client.post(
         reverse("knowledge:claim-add"),
         {
             "statement": "I am allergic to peanuts",
@@ -42,12 +36,14 @@ def test_adding_a_claim_saves_it_with_its_contexts(browser: Client, user: User) 
     assert claim.domains == ["health"]
     assert claim.possible_questions == ["What am I allergic to?"]
     assert list(claim.contexts.all()) == [health]
-    page = browser.get(response["Location"]).text
+    page = page_client.get(response["Location"]).text
     assert f"Saved #{claim.number}" in page
 
 
-def test_a_blank_statement_is_a_form_error_and_saves_nothing(browser: Client, user: User) -> None:
-    response = browser.post(reverse("knowledge:claim-add"), {"statement": "   "})
+def test_a_blank_statement_is_a_form_error_and_saves_nothing(
+    page_client: Client, user: User
+) -> None:
+    response = page_client.post(reverse("knowledge:claim-add"), {"statement": "   "})
 
     assert response.status_code == 400
     assert response.context["form"].errors["statement"]
@@ -55,11 +51,11 @@ def test_a_blank_statement_is_a_form_error_and_saves_nothing(browser: Client, us
 
 
 def test_another_users_context_cannot_be_chosen(
-    browser: Client, user: User, other_user: User
+    page_client: Client, user: User, other_user: User
 ) -> None:
     theirs = ContextFactory(user=other_user, name="Theirs")
 
-    response = browser.post(
+    response = page_client.post(
         reverse("knowledge:claim-add"), {"statement": "Mine", "contexts": [str(theirs.pk)]}
     )
 
@@ -68,10 +64,10 @@ def test_another_users_context_cannot_be_chosen(
     assert not Claim.objects.filter(user=user).exists()
 
 
-def test_editing_in_place_corrects_the_same_claim(browser: Client, user: User) -> None:
+def test_editing_in_place_corrects_the_same_claim(page_client: Client, user: User) -> None:
     claim = ClaimFactory(user=user, statement="I live in Pariss")
 
-    response = browser.post(
+    response = page_client.post(
         reverse("knowledge:claim-edit", args=[claim.pk]),
         {"statement": "I live in Paris", "claim_types": ["fact"], "save": "in_place"},
     )
@@ -83,12 +79,12 @@ def test_editing_in_place_corrects_the_same_claim(browser: Client, user: User) -
     assert Claim.objects.filter(user=user).count() == 1
 
 
-def test_a_new_version_keeps_the_old_one_as_history(browser: Client, user: User) -> None:
+def test_a_new_version_keeps_the_old_one_as_history(page_client: Client, user: User) -> None:
     home = ContextFactory(user=user, name="Home")
     claim = ClaimFactory(user=user, statement="I live in Paris")
     home.claims.add(claim)
 
-    response = browser.post(
+    response = page_client.post(
         reverse("knowledge:claim-edit", args=[claim.pk]),
         {
             "statement": "I live in Lyon",
@@ -104,35 +100,35 @@ def test_a_new_version_keeps_the_old_one_as_history(browser: Client, user: User)
     assert claim.status == ClaimStatus.SUPERSEDED
     assert new.supersedes == claim
     assert list(new.contexts.all()) == [home]
-    page = browser.get(response["Location"]).text
+    page = page_client.get(response["Location"]).text
     assert "History" in page
     assert "I live in Paris" in page
     assert reverse("knowledge:claim", args=[claim.pk]) in page
 
 
-def test_retract_and_pin(browser: Client, user: User) -> None:
+def test_retract_and_pin(page_client: Client, user: User) -> None:
     claim = ClaimFactory(user=user, statement="I drink coffee")
 
-    browser.post(reverse("knowledge:claim-pin", args=[claim.pk]), {"pinned": "on"})
+    page_client.post(reverse("knowledge:claim-pin", args=[claim.pk]), {"pinned": "on"})
     claim.refresh_from_db()
     assert claim.pinned
 
-    browser.post(reverse("knowledge:claim-pin", args=[claim.pk]), {})
+    page_client.post(reverse("knowledge:claim-pin", args=[claim.pk]), {})
     claim.refresh_from_db()
     assert not claim.pinned
 
-    response = browser.post(reverse("knowledge:claim-retract", args=[claim.pk]))
+    response = page_client.post(reverse("knowledge:claim-retract", args=[claim.pk]))
     claim.refresh_from_db()
     assert claim.status == ClaimStatus.RETRACTED
-    assert "Retracted" in browser.get(response["Location"]).text
+    assert "Retracted" in page_client.get(response["Location"]).text
 
 
-def test_moving_a_claim_between_contexts(browser: Client, user: User) -> None:
+def test_moving_a_claim_between_contexts(page_client: Client, user: User) -> None:
     work, home = ContextFactory(user=user, name="Work"), ContextFactory(user=user, name="Home")
     claim = ClaimFactory(user=user)
     work.claims.add(claim)
 
-    browser.post(reverse("knowledge:claim-contexts", args=[claim.pk]), {"contexts": [home.pk]})
+    page_client.post(reverse("knowledge:claim-contexts", args=[claim.pk]), {"contexts": [home.pk]})
 
     assert list(claim.contexts.all()) == [home]
 
@@ -140,10 +136,10 @@ def test_moving_a_claim_between_contexts(browser: Client, user: User) -> None:
 @pytest.mark.parametrize(
     "name", ["claim-edit", "claim-retract", "claim-pin", "claim-contexts", "review"]
 )
-def test_another_users_claim_answers_404(browser: Client, other_user: User, name: str) -> None:
+def test_another_users_claim_answers_404(page_client: Client, other_user: User, name: str) -> None:
     theirs = ClaimFactory(user=other_user, statement="Bob's secret", status=ClaimStatus.PENDING)
 
-    response = browser.post(
+    response = page_client.post(
         reverse(f"knowledge:{name}", args=[theirs.pk]), {"decision": "reject", "pinned": "on"}
     )
 
@@ -153,10 +149,10 @@ def test_another_users_claim_answers_404(browser: Client, other_user: User, name
     assert not theirs.pinned
 
 
-def test_edit_then_approve_a_pending_claim(browser: Client, user: User) -> None:
+def test_edit_then_approve_a_pending_claim(page_client: Client, user: User) -> None:
     waiting = ClaimFactory(user=user, statement="User likes tee", status=ClaimStatus.PENDING)
 
-    browser.post(
+    page_client.post(
         reverse("knowledge:review", args=[waiting.pk]),
         {"decision": "approve", "statement": "I like tea"},
     )
@@ -166,10 +162,10 @@ def test_edit_then_approve_a_pending_claim(browser: Client, user: User) -> None:
     assert waiting.statement == "I like tea"
 
 
-def test_an_empty_edit_leaves_the_claim_pending(browser: Client, user: User) -> None:
+def test_an_empty_edit_leaves_the_claim_pending(page_client: Client, user: User) -> None:
     waiting = ClaimFactory(user=user, statement="User likes tee", status=ClaimStatus.PENDING)
 
-    response = browser.post(
+    response = page_client.post(
         reverse("knowledge:review", args=[waiting.pk]),
         {"decision": "approve", "statement": "  "},
         headers={"Accept": "application/json"},
@@ -181,43 +177,43 @@ def test_an_empty_edit_leaves_the_claim_pending(browser: Client, user: User) -> 
     assert waiting.statement == "User likes tee"
 
 
-def test_dismissing_deletes_a_pending_claim(browser: Client, user: User) -> None:
+def test_dismissing_deletes_a_pending_claim(page_client: Client, user: User) -> None:
     waiting = ClaimFactory(user=user, status=ClaimStatus.PENDING)
 
-    browser.post(reverse("knowledge:review", args=[waiting.pk]), {"decision": "reject"})
+    page_client.post(reverse("knowledge:review", args=[waiting.pk]), {"decision": "reject"})
 
     assert not Claim.objects.filter(pk=waiting.pk).exists()
 
 
-def test_contexts_are_created_nested_renamed_and_emptied(browser: Client, user: User) -> None:
-    browser.post(reverse("knowledge:context-add"), {"name": "Health", "parent": ""})
+def test_contexts_are_created_nested_renamed_and_emptied(page_client: Client, user: User) -> None:
+    page_client.post(reverse("knowledge:context-add"), {"name": "Health", "parent": ""})
     health = Context.objects.get(user=user, name="Health")
-    browser.post(reverse("knowledge:context-add"), {"name": "Sleep", "parent": str(health.pk)})
+    page_client.post(reverse("knowledge:context-add"), {"name": "Sleep", "parent": str(health.pk)})
     sleep = Context.objects.get(user=user, name="Sleep")
     assert sleep.parent == health
 
     claim = ClaimFactory(user=user)
     sleep.claims.add(claim)
-    browser.post(
+    page_client.post(
         reverse("knowledge:context-edit", args=[sleep.pk]),
         {"name": "Sleep & rest", "description": "Nights", "parent": ""},
     )
     sleep.refresh_from_db()
     assert (sleep.name, sleep.description, sleep.parent) == ("Sleep & rest", "Nights", None)
 
-    browser.post(reverse("knowledge:context-empty", args=[sleep.pk]))
+    page_client.post(reverse("knowledge:context-empty", args=[sleep.pk]))
     assert not sleep.claims.exists()
     assert Claim.objects.filter(pk=claim.pk).exists()
 
-    browser.post(reverse("knowledge:context-delete", args=[health.pk]))
+    page_client.post(reverse("knowledge:context-delete", args=[health.pk]))
     assert not Context.objects.filter(pk=health.pk).exists()
 
 
-def test_a_context_cannot_move_under_its_own_child(browser: Client, user: User) -> None:
+def test_a_context_cannot_move_under_its_own_child(page_client: Client, user: User) -> None:
     root = ContextFactory(user=user, name="Root")
     child = ContextFactory(user=user, name="Child", parent=root)
 
-    response = browser.post(
+    response = page_client.post(
         reverse("knowledge:context-edit", args=[root.pk]),
         {"name": "Renamed", "parent": str(child.pk)},
     )
@@ -229,41 +225,41 @@ def test_a_context_cannot_move_under_its_own_child(browser: Client, user: User) 
     assert "cannot be moved under itself" in str(response.context["edit_form"].errors["parent"])
 
 
-def test_a_context_without_a_name_is_a_form_error(browser: Client, user: User) -> None:
-    response = browser.post(reverse("knowledge:context-add"), {"name": ""})
+def test_a_context_without_a_name_is_a_form_error(page_client: Client, user: User) -> None:
+    response = page_client.post(reverse("knowledge:context-add"), {"name": ""})
 
     assert response.status_code == 400
     assert response.context["new_form"].errors["name"]
 
 
-def test_another_users_context_answers_404(browser: Client, other_user: User) -> None:
+def test_another_users_context_answers_404(page_client: Client, other_user: User) -> None:
     theirs = ContextFactory(user=other_user, name="Theirs")
 
     for name in ("context-edit", "context-empty", "context-delete"):
-        response = browser.post(reverse(f"knowledge:{name}", args=[theirs.pk]), {"name": "x"})
+        response = page_client.post(reverse(f"knowledge:{name}", args=[theirs.pk]), {"name": "x"})
         assert response.status_code == 404
     assert Context.objects.filter(pk=theirs.pk, name="Theirs").exists()
 
 
-def test_add_a_claim_here_preselects_the_context(browser: Client, user: User) -> None:
+def test_add_a_claim_here_preselects_the_context(page_client: Client, user: User) -> None:
     health = ContextFactory(user=user, name="Health")
 
-    response = browser.get(reverse("knowledge:claim-add"), {"context": str(health.pk)})
-    stray = browser.get(reverse("knowledge:claim-add"), {"context": "not-a-context"})
+    response = page_client.get(reverse("knowledge:claim-add"), {"context": str(health.pk)})
+    stray = page_client.get(reverse("knowledge:claim-add"), {"context": "not-a-context"})
 
     assert response.context["form"]["contexts"].value() == [str(health.pk)]
     assert stray.status_code == 200
 
 
 def test_moving_into_another_users_context_is_a_400(
-    browser: Client, user: User, other_user: User
+    page_client: Client, user: User, other_user: User
 ) -> None:
     mine = ContextFactory(user=user, name="Mine")
     claim = ClaimFactory(user=user)
     mine.claims.add(claim)
     theirs = ContextFactory(user=other_user, name="Theirs")
 
-    response = browser.post(
+    response = page_client.post(
         reverse("knowledge:claim-contexts", args=[claim.pk]), {"contexts": [theirs.pk]}
     )
 
@@ -272,10 +268,10 @@ def test_moving_into_another_users_context_is_a_400(
     assert list(claim.contexts.all()) == [mine]
 
 
-def test_a_blank_rename_is_shown_on_the_form(browser: Client, user: User) -> None:
+def test_a_blank_rename_is_shown_on_the_form(page_client: Client, user: User) -> None:
     context = ContextFactory(user=user, name="Health")
 
-    response = browser.post(reverse("knowledge:context-edit", args=[context.pk]), {"name": " "})
+    response = page_client.post(reverse("knowledge:context-edit", args=[context.pk]), {"name": " "})
 
     context.refresh_from_db()
     assert response.status_code == 400

@@ -23,12 +23,6 @@ def claim_url(claim: Claim) -> str:
     return reverse("knowledge:claim", args=[claim.pk])
 
 
-@pytest.fixture
-def browser(client: Client, user: User) -> Client:
-    client.force_login(user)
-    return client
-
-
 def listed(client: Client, **params: str) -> list[Claim]:
     response = client.get(HOME, params)
     assert response.status_code == 200
@@ -43,8 +37,8 @@ def test_the_pages_require_login(client: Client, name: str) -> None:
     assert response["Location"].startswith(reverse("login"))
 
 
-def test_the_main_navigation_points_here(browser: Client) -> None:
-    page = browser.get(reverse("chat:home")).text
+def test_the_main_navigation_points_here(page_client: Client) -> None:
+    page = page_client.get(reverse("chat:home")).text
 
     assert f'href="{HOME}"' in page
 
@@ -52,37 +46,39 @@ def test_the_main_navigation_points_here(browser: Client) -> None:
 # Browsing and searching -------------------------------------------------------------------
 
 
-def test_an_empty_account_is_told_how_to_add_claims(browser: Client) -> None:
-    page = browser.get(HOME).text
+def test_an_empty_account_is_told_how_to_add_claims(page_client: Client) -> None:
+    page = page_client.get(HOME).text
 
     assert "No claims yet — add one here or tell Cairn in chat" in page
     assert reverse("knowledge:claim-add") in page
 
 
-def test_the_list_shows_only_ones_own_claims(browser: Client, user: User, other_user: User) -> None:
+def test_the_list_shows_only_ones_own_claims(
+    page_client: Client, user: User, other_user: User
+) -> None:
     mine = ClaimFactory(user=user, statement="Alice likes hiking")
     ClaimFactory(user=other_user, statement="Bob likes sailing")
 
-    response = browser.get(HOME)
+    response = page_client.get(HOME)
 
     assert list(response.context["page"].object_list) == [mine]
     assert 'aria-current="page">Knowledge' in response.text
     assert "Bob likes sailing" not in response.text
 
 
-def test_search_by_words_friendly_id_and_number(browser: Client, user: User) -> None:
+def test_search_by_words_friendly_id_and_number(page_client: Client, user: User) -> None:
     tea = ClaimFactory(
         user=user, statement="I drink green tea every morning", friendly_id="morning_tea"
     )
     ClaimFactory(user=user, statement="I cycle to work")
 
-    assert listed(browser, q="tea") == [tea]
-    assert listed(browser, q="@morning_tea") == [tea]
-    assert listed(browser, q="#1") == [tea]
-    assert listed(browser, q="1") == [tea]
+    assert listed(page_client, q="tea") == [tea]
+    assert listed(page_client, q="@morning_tea") == [tea]
+    assert listed(page_client, q="#1") == [tea]
+    assert listed(page_client, q="1") == [tea]
 
 
-def test_each_filter_narrows_the_list(browser: Client, user: User) -> None:
+def test_each_filter_narrows_the_list(page_client: Client, user: User) -> None:
     goal = ClaimFactory(
         user=user, statement="Run a marathon", claim_types=["goal"], domains=["health"], pinned=True
     )
@@ -98,43 +94,43 @@ def test_each_filter_narrows_the_list(browser: Client, user: User) -> None:
     fitness = TagFactory(user=user, name="fitness")
     TagFactory(user=user, name="endurance", parent=fitness, claims=[goal])
 
-    assert listed(browser, type="goal") == [goal]
-    assert listed(browser, domain="personal") == [pending]
-    assert listed(browser, status="pending") == [pending]
-    assert listed(browser, pinned="yes") == [goal]
-    assert listed(browser, pinned="no") == [pending]
-    assert listed(browser, context=str(sport.pk)) == [goal]
-    assert listed(browser, tag=str(fitness.pk)) == [goal]
-    assert listed(browser, type="goal", domain="personal") == []
+    assert listed(page_client, type="goal") == [goal]
+    assert listed(page_client, domain="personal") == [pending]
+    assert listed(page_client, status="pending") == [pending]
+    assert listed(page_client, pinned="yes") == [goal]
+    assert listed(page_client, pinned="no") == [pending]
+    assert listed(page_client, context=str(sport.pk)) == [goal]
+    assert listed(page_client, tag=str(fitness.pk)) == [goal]
+    assert listed(page_client, type="goal", domain="personal") == []
 
 
-def test_no_match_says_so_and_offers_to_clear(browser: Client, user: User) -> None:
+def test_no_match_says_so_and_offers_to_clear(page_client: Client, user: User) -> None:
     ClaimFactory(user=user)
 
-    page = browser.get(HOME, {"q": "zebra"}).text
+    page = page_client.get(HOME, {"q": "zebra"}).text
 
     assert "No claims match these filters" in page
     assert "No claims yet" not in page
 
 
 def test_a_filter_for_another_users_context_or_tag_is_ignored(
-    browser: Client, user: User, other_user: User
+    page_client: Client, user: User, other_user: User
 ) -> None:
     mine = ClaimFactory(user=user)
     their_context = ContextFactory(user=other_user, claims=[ClaimFactory(user=other_user)])
     their_tag = TagFactory(user=other_user)
 
-    assert listed(browser, context=str(their_context.pk)) == [mine]
-    assert listed(browser, tag=str(their_tag.pk)) == [mine]
-    assert listed(browser, type="nonsense", pinned="maybe") == [mine]
+    assert listed(page_client, context=str(their_context.pk)) == [mine]
+    assert listed(page_client, tag=str(their_tag.pk)) == [mine]
+    assert listed(page_client, type="nonsense", pinned="maybe") == [mine]
 
 
-def test_the_list_is_paginated_and_keeps_the_filters(browser: Client, user: User) -> None:
+def test_the_list_is_paginated_and_keeps_the_filters(page_client: Client, user: User) -> None:
     for index in range(30):
         ClaimFactory(user=user, statement=f"Book number {index} to read", claim_types=["task"])
 
-    first = browser.get(HOME, {"type": "task"})
-    second = browser.get(HOME, {"type": "task", "page": "2"})
+    first = page_client.get(HOME, {"type": "task"})
+    second = page_client.get(HOME, {"type": "task", "page": "2"})
 
     assert len(first.context["page"].object_list) == 25
     assert len(second.context["page"].object_list) == 5
@@ -142,7 +138,7 @@ def test_the_list_is_paginated_and_keeps_the_filters(browser: Client, user: User
 
 
 def test_the_list_page_query_count_does_not_grow_with_claims(
-    browser: Client, user: User, django_assert_max_num_queries: Callable[..., object]
+    page_client: Client, user: User, django_assert_max_num_queries: Callable[..., object]
 ) -> None:
     context = ContextFactory(user=user)
     tag = TagFactory(user=user)
@@ -156,23 +152,23 @@ def test_the_list_page_query_count_does_not_grow_with_claims(
     filtered = {"q": "claim", "context": str(context.pk), "tag": str(tag.pk), "type": "fact"}
     add_claims(3)
     with django_assert_max_num_queries(10) as plain:  # type: ignore[attr-defined]
-        browser.get(HOME)
+        page_client.get(HOME)
     with django_assert_max_num_queries(13) as narrowed:  # type: ignore[attr-defined]
-        browser.get(HOME, filtered)
+        page_client.get(HOME, filtered)
 
     add_claims(60)
 
     with django_assert_max_num_queries(len(plain.captured_queries)):  # type: ignore[attr-defined]
-        assert len(browser.get(HOME).context["page"].object_list) == 25
+        assert len(page_client.get(HOME).context["page"].object_list) == 25
     with django_assert_max_num_queries(len(narrowed.captured_queries)):  # type: ignore[attr-defined]
-        assert browser.get(HOME, filtered).context["page"].paginator.count == 63
+        assert page_client.get(HOME, filtered).context["page"].paginator.count == 63
 
 
 # Contexts ----------------------------------------------------------------------------------
 
 
 def test_the_context_tree_is_nested_with_resolved_counts(
-    browser: Client, user: User, other_user: User
+    page_client: Client, user: User, other_user: User
 ) -> None:
     shared = ClaimFactory(user=user)
     root = ContextFactory(user=user, name="Life", claims=[shared])
@@ -184,7 +180,7 @@ def test_the_context_tree_is_nested_with_resolved_counts(
     )
     ContextFactory(user=other_user, name="Bob's world")
 
-    response = browser.get(CONTEXTS)
+    response = page_client.get(CONTEXTS)
 
     forest = response.context["forest"]
     assert [(node.context.name, node.claim_count) for node in forest] == [
@@ -196,15 +192,15 @@ def test_the_context_tree_is_nested_with_resolved_counts(
     assert reverse("knowledge:context", args=[child.pk]) in response.text
 
 
-def test_no_contexts_yet(browser: Client) -> None:
-    page = browser.get(CONTEXTS).text
+def test_no_contexts_yet(page_client: Client) -> None:
+    page = page_client.get(CONTEXTS).text
 
     assert "No contexts yet" in page
     assert reverse("knowledge:context-add") in page
 
 
 def test_a_context_page_shows_breadcrumb_children_and_resolved_claims(
-    browser: Client, user: User
+    page_client: Client, user: User
 ) -> None:
     root = ContextFactory(user=user, name="Life")
     health = ContextFactory(user=user, name="Health", parent=root)
@@ -212,7 +208,7 @@ def test_a_context_page_shows_breadcrumb_children_and_resolved_claims(
     gone = ClaimFactory(user=user, statement="I never sleep", status=ClaimStatus.RETRACTED)
     sleep = ContextFactory(user=user, name="Sleep", parent=health, claims=[deep, gone])
 
-    response = browser.get(reverse("knowledge:context", args=[health.pk]))
+    response = page_client.get(reverse("knowledge:context", args=[health.pk]))
 
     assert response.status_code == 200
     assert reverse("knowledge:context", args=[root.pk]) in response.text
@@ -221,10 +217,10 @@ def test_a_context_page_shows_breadcrumb_children_and_resolved_claims(
     assert claim_url(deep) in response.text
 
 
-def test_an_empty_context_says_so(browser: Client, user: User) -> None:
+def test_an_empty_context_says_so(page_client: Client, user: User) -> None:
     context = ContextFactory(user=user)
 
-    page = browser.get(reverse("knowledge:context", args=[context.pk])).text
+    page = page_client.get(reverse("knowledge:context", args=[context.pk])).text
 
     assert "No claims in this context yet" in page
 
@@ -232,7 +228,7 @@ def test_an_empty_context_says_so(browser: Client, user: User) -> None:
 # One claim -----------------------------------------------------------------------------------
 
 
-def test_a_claim_page_shows_everything_about_it(browser: Client, user: User) -> None:
+def test_a_claim_page_shows_everything_about_it(page_client: Client, user: User) -> None:
     old = ClaimFactory(user=user, statement="I live in Paris")
     claim = claim_supersede(
         claim=old,
@@ -247,7 +243,7 @@ def test_a_claim_page_shows_everything_about_it(browser: Client, user: User) -> 
     TagFactory(user=user, name="whereabouts", claims=[claim])
     EntityFactory(user=user, name="Lyon", entity_type="place", claims=[claim])
 
-    page = browser.get(claim_url(claim)).text
+    page = page_client.get(claim_url(claim)).text
 
     for text in (
         "I live in Lyon",
@@ -266,7 +262,7 @@ def test_a_claim_page_shows_everything_about_it(browser: Client, user: User) -> 
         assert text in page, text
 
 
-def test_a_claim_page_quotes_its_source_message(browser: Client, user: User) -> None:
+def test_a_claim_page_quotes_its_source_message(page_client: Client, user: User) -> None:
     from apps.chat.models import Conversation, Message
     from tests.factories import ProjectFactory
 
@@ -281,18 +277,18 @@ def test_a_claim_page_quotes_its_source_message(browser: Client, user: User) -> 
         user=user, statement="Allergic to nuts", source_message=message, origin="chat"
     )
 
-    page = browser.get(claim_url(claim)).text
+    page = page_client.get(claim_url(claim)).text
 
     assert "Remember that I am allergic to nuts" in page
 
 
-def test_another_users_claim_and_context_answer_404(browser: Client, other_user: User) -> None:
+def test_another_users_claim_and_context_answer_404(page_client: Client, other_user: User) -> None:
     claim = ClaimFactory(user=other_user, status=ClaimStatus.PENDING)
     context = ContextFactory(user=other_user)
 
-    assert browser.get(claim_url(claim)).status_code == 404
-    assert browser.get(reverse("knowledge:context", args=[context.pk])).status_code == 404
-    review = browser.post(reverse("knowledge:review", args=[claim.pk]), {"decision": "reject"})
+    assert page_client.get(claim_url(claim)).status_code == 404
+    assert page_client.get(reverse("knowledge:context", args=[context.pk])).status_code == 404
+    review = page_client.post(reverse("knowledge:review", args=[claim.pk]), {"decision": "reject"})
     assert review.status_code == 404
     assert Claim.objects.filter(pk=claim.pk).exists()
 
@@ -301,13 +297,13 @@ def test_another_users_claim_and_context_answer_404(browser: Client, other_user:
 
 
 def test_the_queue_lists_pending_claims_with_buttons(
-    browser: Client, user: User, other_user: User
+    page_client: Client, user: User, other_user: User
 ) -> None:
     waiting = ClaimFactory(user=user, statement="You might like jazz", status=ClaimStatus.PENDING)
     ClaimFactory(user=user, statement="Already active")
     ClaimFactory(user=other_user, statement="Bob's pending", status=ClaimStatus.PENDING)
 
-    response = browser.get(PENDING)
+    response = page_client.get(PENDING)
 
     assert list(response.context["page"].object_list) == [waiting]
     assert response.context["pending_count"] == 1
@@ -316,10 +312,10 @@ def test_the_queue_lists_pending_claims_with_buttons(
     assert "csrfmiddlewaretoken" in response.text
 
 
-def test_approve_in_one_click(browser: Client, user: User) -> None:
+def test_approve_in_one_click(page_client: Client, user: User) -> None:
     claim = ClaimFactory(user=user, status=ClaimStatus.PENDING)
 
-    response = browser.post(
+    response = page_client.post(
         reverse("knowledge:review", args=[claim.pk]),
         {"decision": "approve", "next": PENDING},
         follow=True,
@@ -332,10 +328,10 @@ def test_approve_in_one_click(browser: Client, user: User) -> None:
     assert "Nothing waiting for review" in response.text
 
 
-def test_reject_in_one_click_deletes_it(browser: Client, user: User) -> None:
+def test_reject_in_one_click_deletes_it(page_client: Client, user: User) -> None:
     claim = ClaimFactory(user=user, status=ClaimStatus.PENDING)
 
-    response = browser.post(
+    response = page_client.post(
         reverse("knowledge:review", args=[claim.pk]),
         {"decision": "reject", "next": claim_url(claim)},
         follow=True,
@@ -346,10 +342,12 @@ def test_reject_in_one_click_deletes_it(browser: Client, user: User) -> None:
     assert "it was deleted" in response.text
 
 
-def test_reviewing_a_claim_that_is_not_pending_is_a_message(browser: Client, user: User) -> None:
+def test_reviewing_a_claim_that_is_not_pending_is_a_message(
+    page_client: Client, user: User
+) -> None:
     claim = ClaimFactory(user=user)
 
-    response = browser.post(
+    response = page_client.post(
         reverse("knowledge:review", args=[claim.pk]), {"decision": "reject"}, follow=True
     )
 
@@ -357,23 +355,23 @@ def test_reviewing_a_claim_that_is_not_pending_is_a_message(browser: Client, use
     assert Claim.objects.filter(pk=claim.pk).exists()
 
 
-def test_review_needs_post_and_a_decision_and_a_safe_next(browser: Client, user: User) -> None:
+def test_review_needs_post_and_a_decision_and_a_safe_next(page_client: Client, user: User) -> None:
     claim = ClaimFactory(user=user, status=ClaimStatus.PENDING)
     url = reverse("knowledge:review", args=[claim.pk])
 
-    assert browser.get(url).status_code == 405
-    browser.post(url, {"decision": "maybe"})
+    assert page_client.get(url).status_code == 405
+    page_client.post(url, {"decision": "maybe"})
     claim.refresh_from_db()
     assert claim.status == ClaimStatus.PENDING
-    away = browser.post(url, {"decision": "approve", "next": "https://evil.example/"})
+    away = page_client.post(url, {"decision": "approve", "next": "https://evil.example/"})
     assert away["Location"] == PENDING
 
 
-def test_review_answers_json_for_the_page_script(browser: Client, user: User) -> None:
+def test_review_answers_json_for_the_page_script(page_client: Client, user: User) -> None:
     first = ClaimFactory(user=user, status=ClaimStatus.PENDING)
     ClaimFactory(user=user, status=ClaimStatus.PENDING)
 
-    response = browser.post(
+    response = page_client.post(
         reverse("knowledge:review", args=[first.pk]),
         {"decision": "approve"},
         HTTP_ACCEPT="application/json",

@@ -59,6 +59,7 @@ def _sync_claims(
 
 
 class _LabelAdmin(ServiceAdminMixin, OwnedModelAdmin):
+    owner_field = "user"
     autocomplete_fields = ["claims"]
     readonly_fields = ["created_at", "updated_at"]
 

@@ -103,7 +103,7 @@ def _mark_indexed(items: Sequence[Prepared]) -> None:
                    item.note, len(item.chunks), item.dated_at]  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {Document._meta.db_table} AS d SET status = %s, size = v.size, "
+            f"UPDATE {Document._meta.db_table} AS d SET status = %s, size = v.size, "  # noqa: S608 - table from the model, values as parameters
             "mtime = v.mtime, sha256 = v.sha256, doc_type = v.doc_type, error = v.error, "
             "chunk_count = v.chunk_count, dated_at = v.dated_at, indexed_at = %s, attempts = 0, "
             "updated_at = %s "

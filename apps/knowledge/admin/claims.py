@@ -82,6 +82,7 @@ CHANGE_FIELDSETS = [
 
 @admin.register(Claim)
 class ClaimAdmin(ServiceAdminMixin, OwnedModelAdmin):
+    owner_field = "user"
     form = ClaimAdminForm
     list_display = [
         "number_label",

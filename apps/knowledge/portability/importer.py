@@ -85,7 +85,7 @@ def _lock_counter(user: User) -> int:
     table = ClaimCounter._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {table} (user_id, last_number) VALUES (%s, 0) "
+            f"INSERT INTO {table} (user_id, last_number) VALUES (%s, 0) "  # noqa: S608 - names from the model, values as parameters
             f"ON CONFLICT (user_id) DO UPDATE SET last_number = {table}.last_number "
             f"RETURNING last_number",
             [user.pk],
@@ -140,7 +140,7 @@ def _restore_timestamps(
     params = [pks, *([values[field.name] for values in moments] for field in columns)]
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {model._meta.db_table} t SET {assignments} "
+            f"UPDATE {model._meta.db_table} t SET {assignments} "  # noqa: S608 - names from the model, values as parameters
             f"FROM unnest({arrays}) AS v({aliases}) WHERE t.{pk.column} = v.row_pk",
             params,
         )
