@@ -13,7 +13,6 @@ from playwright.sync_api import Locator, Page, expect
 
 from apps.indexing.models import Document
 from tests.browser.helpers import DESKTOP, PHONE, log_in, start_conversation
-from tests.indexing.conftest import media_root  # noqa: F401 - fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("media_root")]
 

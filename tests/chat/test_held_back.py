@@ -78,7 +78,9 @@ async def test_claudes_answer_says_what_waits_when_it_does_not_say_so_itself(
     holder: list[FakeAnthropic] = []
     server = FakeAnthropic(lambda: _claude_citing_the_waiting_line(holder))
     holder.append(server)
-    monkeypatch.setattr("apps.chat.consumers.provider_for_running_loop", lambda _answerer: claude(server))
+    monkeypatch.setattr(
+        "apps.chat.consumers.provider_for_running_loop", lambda _answerer: claude(server)
+    )
     ws = await connect(user, conversation.id)
 
     await ws.send_json_to({"type": "message", "text": "When do I like to work out?"})
