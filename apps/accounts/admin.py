@@ -27,7 +27,7 @@ class UserAdmin(DjangoUserAdmin):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ["name", "user", "prefix", "created_at", "last_used_at"]
+    list_display = ["name", "user", "access", "prefix", "created_at", "last_used_at"]
     readonly_fields = ["prefix", "created_at", "last_used_at"]
 
     def has_module_permission(self, request):  # type: ignore[no-untyped-def]

@@ -18,6 +18,7 @@ from apps.accounts.services import READ_ONLY_REFUSAL, api_token_create
 from apps.claims.models import Claim
 from apps.facts.models import ProjectFact
 from apps.projects.services import project_ensure_personal
+from tests.factories import DEFAULT_PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -80,7 +81,7 @@ def test_a_token_is_created_read_only_when_asked_and_listed_so(client: Client, u
     token = ApiToken.objects.get(user=user)
     assert token.access == TokenAccess.READ
     listing = page_text(client.get(reverse("accounts:tokens")))
-    assert "<td>Read only</td>" in listing
+    assert '<td data-label="Access">Read only</td>' in listing
 
 
 def test_an_unknown_access_level_is_refused_naming_the_field(client: Client, user: User) -> None:
@@ -182,3 +183,18 @@ def test_a_signed_in_person_is_not_limited_by_token_levels(client: Client, user:
     added = api.post("/api/v1/claims/", {"statement": "I like tea"}, format="json")
 
     assert added.status_code == 201
+
+
+def test_a_script_can_trade_its_password_for_a_read_only_token(user: User) -> None:
+    response = APIClient().post(
+        "/api/v1/auth/token/",
+        {"email": user.email, "password": DEFAULT_PASSWORD, "name": "cron", "access": "read"},
+        format="json",
+    )
+
+    assert response.status_code == 201
+    assert response.json()["access"] == "read"
+    refused = bearer(response.json()["token"]).post(
+        "/api/v1/claims/", {"statement": "I like tea"}, format="json"
+    )
+    assert refused.status_code == 403

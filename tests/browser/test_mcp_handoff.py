@@ -116,7 +116,7 @@ def test_a_copied_snippet_connects_an_mcp_client_and_a_read_only_token_cannot_wr
             snippet["url"],
             snippet["header"],
             [
-                ("search_memory", {"query": "when do I swim?"}),
+                ("list_claims", {}),
                 ("add_claim", {"statement": "I hate swimming"}),
             ],
         )
