@@ -53,9 +53,10 @@ def _claim_line(claim: Claim) -> str:
 
 
 class UserMemory:
-    def __init__(self, user: User, *, token_name: str) -> None:
+    def __init__(self, user: User, *, token_name: str = "") -> None:
         self.user = user
-        # The API token the client called with: what it adds is "added over MCP (name)".
+        # The API token the client called with (the server always names it): what it adds
+        # reads "Added over MCP (name)".
         self.token_name = token_name
 
     # Finding
