@@ -33,7 +33,7 @@ class ApiTokenAdmin(OwnedModelAdmin):
     """Tokens are the superuser's to see here; a user manages their own on the tokens page."""
 
     owner_field = "user"
-    list_display = ["name", "user", "prefix", "created_at", "last_used_at"]
+    list_display = ["name", "user", "access", "prefix", "created_at", "last_used_at"]
     readonly_fields = ["prefix", "created_at", "last_used_at"]
 
     def _user_may_edit(self, request: HttpRequest) -> bool:

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from .models import TokenAccess
 from .services import api_token_create
 
 
@@ -25,11 +26,18 @@ class TokenObtainApi(APIView):
         email = serializers.EmailField()
         password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
         name = serializers.CharField(max_length=100, required=False, default="API token")
+        access = serializers.ChoiceField(
+            choices=TokenAccess.choices,
+            required=False,
+            default=TokenAccess.WRITE,
+            help_text="read: search, list and read only; write: also change memory.",
+        )
 
     @extend_schema_serializer(component_name="TokenObtainOutput")
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField()
         name = serializers.CharField()
+        access = serializers.CharField()
 
     @extend_schema(
         request=InputSerializer,
@@ -49,8 +57,12 @@ class TokenObtainApi(APIView):
             return Response(
                 {"detail": "E-mail or password is wrong."}, status=status.HTTP_400_BAD_REQUEST
             )
-        token, key = api_token_create(user=user, name=data.validated_data["name"])  # type: ignore[arg-type]
+        token, key = api_token_create(
+            user=user,  # type: ignore[arg-type]
+            name=data.validated_data["name"],
+            access=data.validated_data["access"],
+        )
         return Response(
-            self.OutputSerializer({"token": key, "name": token.name}).data,
+            self.OutputSerializer({"token": key, "name": token.name, "access": token.access}).data,
             status=status.HTTP_201_CREATED,
         )

@@ -8,7 +8,7 @@ from django.contrib.auth.password_validation import (
     validate_password,
 )
 
-from .models import MemoryMode, User
+from .models import MemoryMode, TokenAccess, User
 
 
 class SignUpForm(forms.Form):
@@ -64,3 +64,17 @@ class SettingsForm(forms.Form):
 
 class ApiTokenForm(forms.Form):
     name = forms.CharField(max_length=100, initial="My integration")
+    access = forms.ChoiceField(
+        choices=TokenAccess.choices,
+        initial=TokenAccess.WRITE,
+        # Left out (a form posted by an older page or a script), a token reads and writes,
+        # as every token did before access levels.
+        required=False,
+        widget=forms.RadioSelect,
+        label="What it may do",
+        help_text="A read-only token suits an assistant that should look things up but "
+        "never change your memory.",
+    )
+
+    def clean_access(self) -> str:
+        return str(self.cleaned_data.get("access") or TokenAccess.WRITE)

@@ -93,6 +93,14 @@ class User(AbstractUser):
             user_password_changed(user=self)
 
 
+class TokenAccess(models.TextChoices):
+    # What a read-only token may do is what the MCP tools marked readOnlyHint do and what
+    # the REST API's safe methods (GET, HEAD, OPTIONS) do: search, list, read, get facts,
+    # resolve references. The rule itself is api_token_may_write (services.py).
+    READ = "read", "Read only — search, list and read"
+    WRITE = "write", "Read and write — also add, change and retract memories and set facts"
+
+
 def hash_token_key(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
@@ -106,6 +114,13 @@ class ApiToken(models.Model):
     key_hash = models.CharField(max_length=64, unique=True, editable=False)
     prefix = models.CharField(
         max_length=8, editable=False, help_text="First characters, to tell tokens apart."
+    )
+    access = models.CharField(
+        max_length=5,
+        choices=TokenAccess.choices,
+        # Tokens made before access levels existed could write; they still can.
+        default=TokenAccess.WRITE,
+        help_text="What integrations using this token may do.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)

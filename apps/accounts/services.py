@@ -3,10 +3,11 @@ from __future__ import annotations
 import secrets
 
 from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from .models import ApiToken, MemoryMode, User, hash_token_key
+from .models import ApiToken, MemoryMode, TokenAccess, User, hash_token_key
 from .signals import user_created
 
 
@@ -33,13 +34,36 @@ def user_update_settings(*, user: User, display_name: str, memory_mode: str) -> 
     return user
 
 
-def api_token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
+def api_token_create(
+    *, user: User, name: str, access: str = TokenAccess.WRITE
+) -> tuple[ApiToken, str]:
     """Create a token and return it with its key, which is never retrievable again."""
+    if access not in TokenAccess.values:
+        raise ValidationError({"access": f"Choose one of {', '.join(TokenAccess.values)}."})
     key = secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
-        user=user, name=name.strip() or "API token", key_hash=hash_token_key(key), prefix=key[:8]
+        user=user,
+        name=name.strip() or "API token",
+        key_hash=hash_token_key(key),
+        prefix=key[:8],
+        access=access,
     )
     return token, key
+
+
+# Said by both doors that refuse a read-only token's write (the REST API's 403, the MCP
+# tool error), so a person reads the same sentence wherever they meet it.
+READ_ONLY_REFUSAL = (
+    "This API token is read-only: it may search, list and read memory but not change it. "
+    "Create a read-and-write token under Settings → API tokens to let this integration "
+    "save memories."
+)
+
+
+def api_token_may_write(*, token: ApiToken) -> bool:
+    """Whether integrations using ``token`` may change memory (add, edit, retract, set
+    facts), or only read it. The one rule behind the REST API and the MCP server."""
+    return token.access == TokenAccess.WRITE
 
 
 def api_token_revoke(*, user: User, token_id: str) -> None:

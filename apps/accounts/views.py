@@ -12,6 +12,7 @@ from django_ratelimit.core import is_ratelimited
 from apps.core.request_user import current_user
 
 from .forms import ApiTokenForm, SettingsForm, SignUpForm
+from .handoff import MCP_PATH, mcp_snippets
 from .selectors import api_token_list
 from .services import api_token_create, api_token_revoke, user_create, user_update_settings
 
@@ -64,14 +65,27 @@ def settings_view(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def tokens(request: HttpRequest) -> HttpResponse:
     form = ApiTokenForm(request.POST or None)
-    new_key = None
+    new_token, new_key = None, None
     if request.method == "POST" and form.is_valid():
-        _, new_key = api_token_create(user=current_user(request), name=form.cleaned_data["name"])
+        new_token, new_key = api_token_create(
+            user=current_user(request),
+            name=form.cleaned_data["name"],
+            access=form.cleaned_data["access"],
+        )
         form = ApiTokenForm()
+    # As the browser reached this site, so the URL works from where the person is.
+    mcp_url = request.build_absolute_uri(MCP_PATH)
     return render(
         request,
         "accounts/tokens.html",
-        {"form": form, "tokens": api_token_list(user=current_user(request)), "new_key": new_key},
+        {
+            "form": form,
+            "tokens": api_token_list(user=current_user(request)),
+            "new_token": new_token,
+            "new_key": new_key,
+            "mcp_url": mcp_url,
+            "snippets": mcp_snippets(url=mcp_url, key=new_key),
+        },
     )
 
 

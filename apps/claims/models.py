@@ -78,6 +78,7 @@ class ClaimOrigin(models.TextChoices):
     EXTRACTED = "extracted", "Extracted"
     IMPORTED = "imported", "Imported"
     API = "api", "API"
+    MCP = "mcp", "Added over MCP"
 
 
 class ClaimCounter(models.Model):
@@ -127,6 +128,9 @@ class Claim(models.Model):
     origin = models.CharField(
         max_length=10, choices=ClaimOrigin.choices, default=ClaimOrigin.MANUAL
     )
+    # The name of the API token an MCP client added it with, as it was then: the token
+    # may be renamed or revoked later, the provenance stays.
+    origin_token_name = models.CharField(max_length=100, blank=True, editable=False)
     source_message = models.ForeignKey(
         "chat.Message", null=True, blank=True, on_delete=models.SET_NULL, related_name="claims"
     )
@@ -189,6 +193,13 @@ class Claim(models.Model):
     @property
     def primary_type(self) -> str:
         return self.claim_types[0] if self.claim_types else ClaimType.OTHER
+
+    @property
+    def origin_words(self) -> str:
+        """Where it came from, as the pages say it: "Added over MCP (Claude Desktop)"."""
+        if self.origin == ClaimOrigin.MCP and self.origin_token_name:
+            return f"{ClaimOrigin.MCP.label} ({self.origin_token_name})"
+        return str(self.get_origin_display())
 
 
 class EntityType(models.TextChoices):

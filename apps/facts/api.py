@@ -54,7 +54,8 @@ class FactOutputSerializer(serializers.ModelSerializer):
         model = ProjectFact
         fields = [
             "id", "key", "value", "value_type", "topic", "rank", "status", "is_current",
-            "confidence", "origin", "kind", "source_message", "supersedes", "effective_at",
+            "confidence", "origin", "origin_token_name", "kind", "source_message", "supersedes",
+            "effective_at",
             "retracted_at", "created_at",
         ]  # fmt: skip
         read_only_fields = fields

@@ -32,6 +32,7 @@ class FactOrigin(models.TextChoices):
     EXTRACTED = "extracted", "Extracted from chat"
     MANUAL = "manual", "Set by hand"
     API = "api", "Set through the API"
+    MCP = "mcp", "Added over MCP"
 
 
 class ProjectFact(models.Model):
@@ -44,6 +45,8 @@ class ProjectFact(models.Model):
     )
     confidence = models.FloatField(default=1.0)
     origin = models.CharField(max_length=10, choices=FactOrigin.choices)
+    # The API token's name when an MCP client set it (see Claim.origin_token_name).
+    origin_token_name = models.CharField(max_length=100, blank=True, editable=False)
     # What the extractor read (ranked, email, url, date, quantity, entity); blank otherwise.
     kind = models.CharField(max_length=20, blank=True)
     # The group a fact is shown and counted under: a ranked list's topic ("crypto") for
@@ -121,3 +124,15 @@ class ProjectFact(models.Model):
         if self.is_current:
             return "current"
         return "retracted" if self.retracted_at is not None else "superseded"
+
+    @property
+    def origin_words(self) -> str:
+        """Where it came from, as the facts page says it after "set …": "from chat",
+        "set by hand", "added over MCP (Claude Desktop)"."""
+        if self.origin == FactOrigin.EXTRACTED:
+            return "from chat"
+        label = str(self.get_origin_display())
+        words = label[:1].lower() + label[1:]  # "added over MCP": lower-case, MCP kept
+        if self.origin == FactOrigin.MCP and self.origin_token_name:
+            return f"{words} ({self.origin_token_name})"
+        return words

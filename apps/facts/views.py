@@ -118,7 +118,6 @@ def _render(
         "fact_count": len(keys),
         "retracted": retracted,
         "form": form,
-        "origin_extracted": FactOrigin.EXTRACTED,
     }
     return render(request, "facts/home.html", context, status=status)
 

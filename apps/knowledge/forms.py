@@ -6,7 +6,7 @@ from typing import Any, cast
 
 from django import forms
 
-from apps.claims.models import ClaimStatus, ClaimType, Domain, Tag
+from apps.claims.models import ClaimOrigin, ClaimStatus, ClaimType, Domain, Tag
 from apps.contexts.models import Context
 
 
@@ -33,6 +33,9 @@ class ClaimFilterForm(forms.Form):
     )
     context = forms.ChoiceField(required=False)
     tag = forms.ChoiceField(required=False)
+    origin = forms.ChoiceField(
+        required=False, label="Where from", choices=_blank("From anywhere", ClaimOrigin.choices)
+    )
 
     def __init__(
         self, *args: Any, contexts: list[tuple[Context, int]], tags: list[Tag], **kwargs: Any

@@ -69,6 +69,8 @@ def _filtered_claims(
         claim_types=[filters["type"]] if filters.get("type") else None,
         domains=[filters["domain"]] if filters.get("domain") else None,
     )
+    if filters.get("origin"):
+        claims = claims.filter(origin=filters["origin"])
     context = contexts.get(filters.get("context", ""))
     if context is not None:
         members = claims_in_context(user=user, context=context)

@@ -32,6 +32,7 @@ OUTPUT_FIELDS = {
     "supersedes",
     "superseded_by",
     "origin",
+    "origin_token_name",
     "source_message",
     "metadata",
     "reinforced_count",

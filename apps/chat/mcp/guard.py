@@ -10,6 +10,11 @@ The SDK prefixes every tool error with "Error executing tool <name>: " and repor
 schema mismatch as pydantic's multi-line report; the client's model reads the sentence
 alone here, the argument first, like the REST API's field errors. A crash stays a crash:
 its text never leaves the server.
+
+Every tool says whether it only reads (its ``readOnlyHint``); one that writes is refused to
+a read-only token (Settings → API tokens) before it runs, in the same words as the REST
+API's 403. The annotation is the one list of which tools write: a tool without it cannot
+be added.
 """
 
 from __future__ import annotations
@@ -20,16 +25,33 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
+from mcp_types import ToolAnnotations
 from pydantic import ValidationError
 
+from apps.accounts.services import READ_ONLY_REFUSAL
 from apps.core.validation import SURROGATE_MESSAGE, input_problem
+
+from .auth import caller_of
 
 Tool = Callable[..., Awaitable[Any]]
 
 
-def _arguments_guarded(tool: Tool) -> Tool:
+def _may_write(arguments: dict[str, Any]) -> bool:
+    """Whether the request's token may write; no token seen (never so over HTTP, where
+    the middleware refuses such requests) is no permission."""
+    for value in arguments.values():
+        if isinstance(value, Context):
+            request = value.request_context.request
+            caller = caller_of(request.scope) if request is not None else None
+            return caller is not None and caller.may_write
+    return False
+
+
+def _arguments_guarded(tool: Tool, *, writes: bool) -> Tool:
     @functools.wraps(tool)  # the SDK reads the tool's signature through __wrapped__
     async def call(**arguments: Any) -> Any:
+        if writes and not _may_write(arguments):
+            raise ToolError(READ_ONLY_REFUSAL)
         for name, value in arguments.items():
             if isinstance(value, Context):
                 continue
@@ -70,11 +92,18 @@ def _in_words(error: ToolError) -> str:
 
 
 class GuardedMCPServer(MCPServer[Any]):
-    """An ``MCPServer`` whose every tool is behind the input guard (so no tool can be
-    added without it) and whose refusals read as sentences."""
+    """An ``MCPServer`` whose every tool is behind the input guard and the token's access
+    level (so no tool can be added without them) and whose refusals read as sentences."""
 
     def add_tool(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        super().add_tool(_arguments_guarded(fn), *args, **kwargs)
+        annotations = kwargs.get("annotations")
+        if not isinstance(annotations, ToolAnnotations) or annotations.read_only_hint is None:
+            raise TypeError(
+                f"The MCP tool {fn.__name__} must say whether it only reads: "
+                "annotations=ToolAnnotations(read_only_hint=…)."
+            )
+        writes = not annotations.read_only_hint
+        super().add_tool(_arguments_guarded(fn, writes=writes), *args, **kwargs)
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None

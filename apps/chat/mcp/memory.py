@@ -22,6 +22,7 @@ from apps.claims.models import Claim, ClaimOrigin, ClaimStatus, ClaimType
 from apps.claims.selectors import claim_by_number, claim_list, claims_by_id
 from apps.claims.services import claim_complete, claim_restore, claim_retract, claim_update
 from apps.contexts.references import resolve_message, resolve_reference
+from apps.facts.models import FactOrigin
 from apps.facts.selectors import facts_current
 from apps.facts.services import fact_store
 from apps.indexing.search import KINDS, evidence_search
@@ -52,8 +53,11 @@ def _claim_line(claim: Claim) -> str:
 
 
 class UserMemory:
-    def __init__(self, user: User) -> None:
+    def __init__(self, user: User, *, token_name: str = "") -> None:
         self.user = user
+        # The API token the client called with (the server always names it): what it adds
+        # reads "Added over MCP (name)".
+        self.token_name = token_name
 
     # Finding
 
@@ -169,7 +173,8 @@ class UserMemory:
             statement=statement,
             claim_types=list(claim_types) or [ClaimType.FACT],
             possible_questions=list(possible_questions),
-            origin=ClaimOrigin.API,
+            origin=ClaimOrigin.MCP,
+            origin_token_name=self.token_name,
             status=status,
         )
         if not created:
@@ -205,7 +210,13 @@ class UserMemory:
 
     def set_fact(self, *, key: str, value: str, project: str | None) -> str:
         chosen = self._project(project)
-        result = fact_store(project=chosen, key=key, value=value)
+        result = fact_store(
+            project=chosen,
+            key=key,
+            value=value,
+            origin=FactOrigin.MCP,
+            origin_token_name=self.token_name,
+        )
         return f"{result.outcome}: {result.fact.fact_key} = {_safe(result.fact.value_text, 300)}"
 
     def _project(self, project: str | None) -> Project:

@@ -15,12 +15,13 @@ from django.core.exceptions import ValidationError
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
 from apps.accounts.models import User
 from apps.core.validation import INT_MAX, not_a_boolean
 
-from .auth import SCOPE_USER_ID, TokenAuthMiddleware
+from .auth import TokenAuthMiddleware, caller_of
 from .guard import GuardedMCPServer
 from .memory import MemoryToolError, UserMemory
 from .streams import StreamLimits
@@ -37,10 +38,11 @@ mcp = GuardedMCPServer(name="Cairn", instructions=INSTRUCTIONS, version="1.0")
 
 def _memory(ctx: Context) -> UserMemory:
     request = ctx.request_context.request
-    user_id = request.scope.get(SCOPE_USER_ID) if request is not None else None
-    if user_id is None:  # the middleware refuses such requests; never served unscoped
+    caller = caller_of(request.scope) if request is not None else None
+    if caller is None:  # the middleware refuses such requests; never served unscoped
         raise ToolError("Not authenticated.")
-    return UserMemory(User.objects.get(pk=user_id))
+    # What the tools save says it came over MCP, through which token (its provenance).
+    return UserMemory(User.objects.get(pk=caller.user_id), token_name=caller.token_name)
 
 
 async def _run(ctx: Context, work: Any) -> str:
@@ -58,6 +60,23 @@ async def _run(ctx: Context, work: Any) -> str:
     return await sync_to_async(call, thread_sensitive=False)()
 
 
+# What each tool does to the user's memory, for the client (which asks for confirmation
+# before a write, and may skip it for a read) and for the guard (which refuses a write to a
+# read-only token). Every tool works on this user's memory alone: a closed world.
+READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
+def _writes(*, destructive: bool, idempotent: bool) -> ToolAnnotations:
+    """``destructive``: it may replace or withdraw what is there, not only add to it;
+    ``idempotent``: the same call again changes nothing more."""
+    return ToolAnnotations(
+        read_only_hint=False,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=False,
+    )
+
+
 # Typed like the REST API: true is not claim #1 (Python counts a bool as an int). Lax
 # otherwise, as pydantic is: a model that writes the number 7 in quotes still means 7.
 Whole = BeforeValidator(not_a_boolean)
@@ -69,7 +88,7 @@ ProjectId = Annotated[
 ]
 
 
-@mcp.tool()
+@mcp.tool(title="Search memory", annotations=READS)
 async def search_memory(
     ctx: Context,
     query: Annotated[str, Field(min_length=1, max_length=2000, description="What to look for.")],
@@ -107,7 +126,7 @@ async def search_memory(
     )
 
 
-@mcp.tool()
+@mcp.tool(title="List claims", annotations=READS)
 async def list_claims(
     ctx: Context,
     claim_type: Annotated[
@@ -142,7 +161,7 @@ async def list_claims(
     )
 
 
-@mcp.tool()
+@mcp.tool(title="Add a claim", annotations=_writes(destructive=False, idempotent=False))
 async def add_claim(
     ctx: Context,
     statement: Annotated[
@@ -172,7 +191,7 @@ async def add_claim(
     )
 
 
-@mcp.tool()
+@mcp.tool(title="Correct a claim", annotations=_writes(destructive=True, idempotent=True))
 async def update_claim(
     ctx: Context,
     number: Number,
@@ -184,7 +203,7 @@ async def update_claim(
     )
 
 
-@mcp.tool()
+@mcp.tool(title="Mark done or tick off", annotations=_writes(destructive=False, idempotent=True))
 async def complete_claim(
     ctx: Context,
     number: Number,
@@ -195,7 +214,7 @@ async def complete_claim(
     return await _run(ctx, lambda m: m.change_claim(number=number, action="complete", note=note))
 
 
-@mcp.tool()
+@mcp.tool(title="Retract a claim", annotations=_writes(destructive=True, idempotent=True))
 async def retract_claim(ctx: Context, number: Number) -> str:
     """Retract claim #number because it is wrong: it is no longer used in answers, nor is
     the chat turn it was taken from or the facts derived from that turn. restore_claim
@@ -203,14 +222,14 @@ async def retract_claim(ctx: Context, number: Number) -> str:
     return await _run(ctx, lambda m: m.change_claim(number=number, action="retract"))
 
 
-@mcp.tool()
+@mcp.tool(title="Restore a claim", annotations=_writes(destructive=False, idempotent=True))
 async def restore_claim(ctx: Context, number: Number) -> str:
     """Undo retract_claim (claim #number is used in answers again, with its chat turn and
     facts), or put a done item back on its list."""
     return await _run(ctx, lambda m: m.change_claim(number=number, action="restore"))
 
 
-@mcp.tool()
+@mcp.tool(title="Resolve references", annotations=READS)
 async def resolve_references(
     ctx: Context,
     text: Annotated[
@@ -228,7 +247,7 @@ async def resolve_references(
     return await _run(ctx, lambda m: m.resolve(text=text))
 
 
-@mcp.tool()
+@mcp.tool(title="Read a document", annotations=READS)
 async def read_document(
     ctx: Context,
     document_id: Annotated[
@@ -242,7 +261,7 @@ async def read_document(
     return await _run(ctx, lambda m: m.read_document(document_id=document_id, offset=offset))
 
 
-@mcp.tool()
+@mcp.tool(title="Get project facts", annotations=READS)
 async def get_facts(
     ctx: Context,
     project: ProjectId = None,
@@ -251,7 +270,7 @@ async def get_facts(
     return await _run(ctx, lambda m: m.get_facts(project=project))
 
 
-@mcp.tool()
+@mcp.tool(title="Set a project fact", annotations=_writes(destructive=False, idempotent=True))
 async def set_fact(
     ctx: Context,
     key: Annotated[

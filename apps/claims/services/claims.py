@@ -88,6 +88,7 @@ def claim_create(
     valid_from: datetime | None = None,
     valid_until: datetime | None = None,
     origin: str = ClaimOrigin.MANUAL,
+    origin_token_name: str = "",
     source_message: Message | None = None,
     metadata: dict[str, Any] | None = None,
     friendly_id: str | None = None,
@@ -121,6 +122,7 @@ def claim_create(
             valid_from=valid_from,
             valid_until=valid_until,
             origin=origin,
+            origin_token_name=origin_token_name[:100],
             source_message=source_message,
             metadata=metadata or {},
             supersedes=supersedes,
@@ -259,6 +261,7 @@ def claim_supersede(
         valid_from=valid_from,
         valid_until=valid_until,
         origin=old.origin if origin is None else origin,
+        origin_token_name=old.origin_token_name if origin is None else "",
         metadata=metadata,
         friendly_id=friendly_id,
     )

@@ -94,6 +94,7 @@ def fact_store(
     value: Any,
     value_type: str = FactValueType.STRING,
     origin: str = FactOrigin.MANUAL,
+    origin_token_name: str = "",
     confidence: float = 1.0,
     source_message: Message | None = None,
     effective_at: datetime | None = None,
@@ -106,6 +107,7 @@ def fact_store(
         project=project,
         writes=[write],
         origin=origin,
+        origin_token_name=origin_token_name,
         source_message=source_message,
         effective_at=effective_at,
     )
@@ -117,6 +119,7 @@ def facts_store_many(
     project: Project,
     writes: Sequence[FactWrite],
     origin: str,
+    origin_token_name: str = "",
     source_message: Message | None = None,
     effective_at: datetime | None = None,
 ) -> list[FactWriteResult]:
@@ -134,7 +137,9 @@ def facts_store_many(
     for attempt in range(_ATTEMPTS):
         try:
             with transaction.atomic():
-                return _write_batch(project, writes, origin, source_message, when)
+                return _write_batch(
+                    project, writes, (origin, origin_token_name[:100]), source_message, when
+                )
         except IntegrityError:
             if attempt == _ATTEMPTS - 1:
                 raise
@@ -144,7 +149,7 @@ def facts_store_many(
 def _write_batch(
     project: Project,
     writes: Sequence[FactWrite],
-    origin: str,
+    provenance: tuple[str, str],
     source_message: Message | None,
     when: datetime,
 ) -> list[FactWriteResult]:
@@ -169,7 +174,8 @@ def _write_batch(
         # After a retraction nothing is current, so the write is *stored*; the new row
         # still supersedes the retracted head, keeping the key's history one chain.
         row = _new_row(project, write, head)
-        row.origin, row.source_message, row.effective_at = origin, source_message, when
+        row.origin, row.origin_token_name = provenance  # the origin and the token's name
+        row.source_message, row.effective_at = source_message, when
         planned.append(("updated" if current else "stored", row))
     if retire:
         ProjectFact.objects.filter(pk__in=[row.pk for row in retire]).update(is_current=False)

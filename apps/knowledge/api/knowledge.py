@@ -49,6 +49,11 @@ class DocumentClaimSerializer(serializers.Serializer):
         allow_null=True, help_text="The id of the claim this one replaced."
     )
     origin = serializers.ChoiceField(choices=ClaimOrigin.choices)
+    origin_token_name = serializers.CharField(
+        max_length=100,
+        allow_blank=True,
+        help_text="The API token's name when it was added over MCP; blank otherwise.",
+    )
     source_message = serializers.CharField(
         allow_null=True, help_text="For reference only: not restored by an import."
     )

@@ -62,6 +62,7 @@ class ClaimOutputSerializer(serializers.ModelSerializer):
             "supersedes",
             "superseded_by",
             "origin",
+            "origin_token_name",
             "source_message",
             "reinforced_count",
             "contexts",

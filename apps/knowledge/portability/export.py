@@ -64,6 +64,7 @@ def _claim(claim: Claim) -> ClaimRecord:
         valid_until=claim.valid_until,
         supersedes=_id(claim.supersedes_id),
         origin=claim.origin,
+        origin_token_name=claim.origin_token_name,
         source_message=_id(claim.source_message_id),
         metadata=claim.metadata,
         reinforced_count=claim.reinforced_count,

@@ -164,6 +164,7 @@ def _insert_claims(user: User, document: KnowledgeDocument, ids: dict[str, uuid.
             valid_until=r.valid_until,
             supersedes_id=ids[r.supersedes] if r.supersedes else None,
             origin=r.origin,
+            origin_token_name=r.origin_token_name,
             metadata=r.metadata,
             reinforced_count=r.reinforced_count,
         )

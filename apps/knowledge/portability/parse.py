@@ -101,6 +101,7 @@ def _claim(raw: Any, path: str, errors: DocumentErrors) -> ClaimRecord:
         valid_until=valid_until,
         supersedes=r.ref("supersedes"),
         origin=r.choice("origin", ClaimOrigin.values, default=ClaimOrigin.IMPORTED),
+        origin_token_name=r.text("origin_token_name", max_length=100),
         source_message=r.ref("source_message"),
         metadata=r.mapping("metadata"),
         reinforced_count=r.integer("reinforced_count"),

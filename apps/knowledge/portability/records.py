@@ -32,6 +32,8 @@ class ClaimRecord:
     valid_until: datetime | None
     supersedes: str | None
     origin: str
+    # The API token's name when it was added over MCP (provenance); blank otherwise.
+    origin_token_name: str
     # The chat message a claim came from; conversations are not exported, so an import
     # leaves the link empty. Written for reference only.
     source_message: str | None
