@@ -74,9 +74,7 @@ def claim_found_by_friendly_id(*, user: User, friendly_id: str) -> ClaimFound | 
     if found is None:
         return None
     current = claim_current(claim=found.claim)
-    return ClaimFound(
-        current, f"@{friendly_id} is now #{current.number} (@{current.friendly_id})."
-    )
+    return ClaimFound(current, f"@{friendly_id} is now #{current.number} (@{current.friendly_id}).")
 
 
 def claim_found_by_id(*, user: User, claim_id: uuid.UUID) -> ClaimFound | None:

@@ -36,7 +36,11 @@ def test_one_to_three_meaningful_words_and_four_hex_only_for_a_collision(
 
 @pytest.mark.parametrize(
     ("kind", "expected"),
-    [("context", "project_alpha"), ("entity", "project_alpha_entity"), ("tag", "project_alpha_tag")],
+    [
+        ("context", "project_alpha"),
+        ("entity", "project_alpha_entity"),
+        ("tag", "project_alpha_tag"),
+    ],
 )
 def test_entities_and_tags_get_their_suffix_contexts_none(kind: str, expected: str) -> None:
     assert generate_friendly_id("Project Alpha", kind=kind) == expected

@@ -58,9 +58,9 @@ def test_generated_ids_become_plain_where_unique(user: User, other_user: User) -
     assert Context.objects.get(pk=fitness.pk).friendly_id == "fitness"
     assert Context.objects.get(pk=clash.pk).friendly_id == "running_1a2b_context"
     # Versions share the current one's name (here the current, kept through supersede).
-    assert set(Claim.objects.filter(number=old.number, user=user).values_list(
-        "friendly_id", flat=True
-    )) == {"live_leeds"}
+    assert set(
+        Claim.objects.filter(number=old.number, user=user).values_list("friendly_id", flat=True)
+    ) == {"live_leeds"}
     # Each user's names are their own.
     assert _fid(theirs) == "allergic_penicillin"
     assert set(ClaimAlias.objects.filter(user=user).values_list("friendly_id", flat=True)) == {

@@ -47,7 +47,8 @@ def test_the_list_shows_one_row_per_memory_with_its_number(browser: Client, user
     assert page.count('<span class="k-num">#1</span>') == 1
     assert "I am vegan" in page
     assert "I am vegetarian" not in page
-    assert "@vegan" not in page and "@vegetarian" not in page
+    assert "@vegan" not in page
+    assert "@vegetarian" not in page
     assert "I am vegetarian" in earlier
 
 

@@ -244,8 +244,8 @@ def claim_update(
             }
         )
     old_fid = claim.friendly_id
-    new_fid = cleaned.get("friendly_id")
-    renamed = bool(new_fid) and new_fid != old_fid
+    new_fid: str = cleaned.get("friendly_id") or old_fid
+    renamed = new_fid != old_fid
     if renamed and claim.status == ClaimStatus.SUPERSEDED:
         raise ValidationError(
             {"friendly_id": f"#{claim.number} is an earlier version; rename the current one."}

@@ -174,6 +174,14 @@ def _unique(kind: str, values: Sequence[Any], field: str, errors: DocumentErrors
             first[value] = index
 
 
+def _of_current(claims: Sequence[ClaimRecord], field: str) -> list[Any]:
+    """``field`` of each current claim; None (not compared) for the superseded versions."""
+    return [
+        None if claim.status == ClaimStatus.SUPERSEDED else getattr(claim, field)
+        for claim in claims
+    ]
+
+
 def _check_claim_refs(
     path: str, refs: Sequence[str], claim_ids: set[str], errors: DocumentErrors
 ) -> None:
@@ -211,10 +219,8 @@ def _check_tree(
 def _check_links(document: KnowledgeDocument, errors: DocumentErrors) -> None:
     claims = document.claims
     # A memory's earlier (superseded) versions share its number and friendly ID.
-    current = [claim.status != ClaimStatus.SUPERSEDED for claim in claims]
     _unique("claims", [claim.id for claim in claims], "id", errors)
-    _unique("claims", [c.friendly_id if now else None for c, now in zip(claims, current)],
-            "friendly_id", errors)
+    _unique("claims", _of_current(claims, "friendly_id"), "friendly_id", errors)
     for kind, records in (
         ("contexts", document.contexts),
         ("tags", document.tags),
@@ -222,8 +228,7 @@ def _check_links(document: KnowledgeDocument, errors: DocumentErrors) -> None:
     ):
         _unique(kind, [record.id for record in records], "id", errors)
         _unique(kind, [record.friendly_id for record in records], "friendly_id", errors)
-    _unique("claims", [c.number if now else None for c, now in zip(claims, current)],
-            "number", errors)
+    _unique("claims", _of_current(claims, "number"), "number", errors)
     claim_ids = {claim.id for claim in claims}
     _check_supersession(claims, claim_ids, errors)
     _check_tree("contexts", document.contexts, MAX_CONTEXT_DEPTH, errors)
