@@ -164,6 +164,9 @@ class Claim(models.Model):
         ]
         indexes = [
             models.Index(fields=["user", "status", "-updated_at"]),
+            # Any version by number: a reference to an earlier one finds it here (the
+            # unique index above holds current versions only).
+            models.Index(fields=["user", "number"], name="claim_user_number_idx"),
             # Newest first across statuses: autocomplete's typo branch and recent lists.
             models.Index(fields=["user", "-updated_at"], name="claim_user_recent_idx"),
             models.Index(

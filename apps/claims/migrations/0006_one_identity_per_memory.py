@@ -55,4 +55,8 @@ class Migration(migrations.Migration):
             model_name='claimalias',
             constraint=models.UniqueConstraint(fields=('user', 'friendly_id'), name='claim_alias_unique_per_user'),
         ),
+        migrations.AddIndex(
+            model_name='claim',
+            index=models.Index(fields=['user', 'number'], name='claim_user_number_idx'),
+        ),
     ]
