@@ -165,11 +165,16 @@ def context_empty(*, context: Context) -> int:
 
 
 def context_transfer_memberships(*, old: Claim, new: Claim) -> None:
-    """A superseding claim takes the place of the old one in its contexts."""
+    """A superseding claim takes the place of the old one in its contexts (run by
+    claim_supersede's signal; calling it again changes nothing)."""
     ids = ContextClaim.objects.filter(claim=old).values_list("context_id", flat=True)
     ContextClaim.objects.bulk_create(
         [ContextClaim(context_id=cid, claim=new) for cid in ids], ignore_conflicts=True
     )
+
+
+def claim_superseded_receiver(*, old: Claim, new: Claim, **kwargs: object) -> None:
+    context_transfer_memberships(old=old, new=new)
 
 
 def context_delete(*, context: Context) -> None:

@@ -74,3 +74,14 @@ def test_the_rest_endpoint_carries_the_note(user: User, api_client: APIClient) -
     assert body["title"] == "#1"
     assert body["message"] == "@diet_01c1 was edited; showing the current version."
     assert [c["statement"] for c in body["claims"]] == ["I am vegan"]
+
+
+def test_a_new_version_stays_in_its_contexts_whichever_door_made_it(user: User) -> None:
+    context = context_create(user=user, name="Diet")
+    old = claim_create(user=user, statement="I am vegetarian")
+    context_add_claims(context=context, claims=[old])
+
+    new = claim_supersede(claim=old, statement="I am vegan")
+
+    assert [c.statement for c in resolve_reference(user, "diet").claims] == ["I am vegan"]
+    assert set(context.claims.all()) == {old, new}  # the old one keeps its history

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from apps.claims.friendly_ids import friendly_id_candidates
 from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
-from apps.claims.signals import claims_content_changed
+from apps.claims.signals import claim_superseded, claims_content_changed
 
 from .identity import SHARED_KINDS, claim_alias_record, friendly_id_taken
 from .numbering import claim_number_allocate
@@ -341,6 +341,7 @@ def claim_supersede(
     new.save(force_insert=True)
     new.tags.set(old.tags.all())
     new.entities.set(old.entities.all())
+    claim_superseded.send(sender=Claim, old=old, new=new)
     _content_changed([new.id])
     claim.refresh_from_db()
     return new
