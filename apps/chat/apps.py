@@ -7,8 +7,11 @@ class ChatConfig(AppConfig):
     verbose_name = "Chat"
 
     def ready(self) -> None:
+        from apps.claims.signals import claim_superseded
         from apps.indexing.turns import turn_source_register
 
+        from .services.conversations import claim_superseded_receiver
         from .turn_source import ChatTurnSource
 
         turn_source_register(ChatTurnSource())
+        claim_superseded.connect(claim_superseded_receiver, dispatch_uid="chat.pins")

@@ -248,5 +248,5 @@ def message_remember_view(
         messages.error(request, " ".join(error.messages))
     else:
         verb = "Saved" if created else "Already known — reinforced"
-        messages.success(request, f"{verb} as memory #{claim.number} @{claim.friendly_id}.")
+        messages.success(request, f"{verb} as memory #{claim.number}.")
     return redirect(page)

@@ -1,9 +1,10 @@
 """Friendly IDs: short, readable handles for claims, contexts, entities and tags (DESIGN §4).
 
-"I prefer morning workouts" → ``prefer_morning_workouts_a3f2``: one to three meaningful
-words (stop words removed), lower-case, joined by ``_``, then ``_`` and four random hex
-characters, at most 60 characters. Contexts, entities and tags get a kind suffix so that
-one ``@name`` can be told apart (``health_goals_3b2a_context``).
+"I prefer morning workouts" → ``prefer_morning_workouts``: one to three meaningful words
+(stop words removed), lower-case, joined by ``_``, at most 60 characters. Only when that
+is taken does ``_`` and four random hex characters follow (``prefer_morning_workouts_a3f2``).
+Entities and tags get a kind suffix (``john_smith_entity``); contexts and claims share the
+plain ``@name`` space (``@fitness``), so a new one avoids the other kind's names.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 import secrets
 import unicodedata
+from collections.abc import Iterator
 
 MAX_LENGTH = 60
 SUFFIX_HEX_CHARS = 4
@@ -184,7 +186,10 @@ STOP_WORDS = frozenset(
 # letters, digits, `_` or `-`; three characters at least, like every reference.
 FRIENDLY_ID_PATTERN = re.compile(r"^[a-z][a-z0-9_-]{1,58}[a-z0-9]$")
 RESERVED = frozenset({"memory", "mem"})
-KIND_SUFFIXES = {"claim": "", "context": "_context", "entity": "_entity", "tag": "_tag"}
+KIND_SUFFIXES = {"claim": "", "context": "", "entity": "_entity", "tag": "_tag"}
+# Endings a claim's ID may not take: they mark the other kinds (contexts were generated
+# with ``_context`` before the plain form, and keep it where the migration could not drop it).
+MARKED_SUFFIXES = {"context": "_context", "entity": "_entity", "tag": "_tag"}
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -195,21 +200,34 @@ def meaningful_words(text: str, limit: int = MAX_WORDS) -> list[str]:
     return words[:limit]
 
 
+def random_suffix() -> str:
+    return secrets.token_hex(SUFFIX_HEX_CHARS // 2)
+
+
 def generate_friendly_id(text: str, *, kind: str = "claim", suffix: str | None = None) -> str:
-    """A new candidate friendly ID for ``text``; callers retry on a collision."""
+    """The friendly ID for ``text``: its words alone, or with ``suffix`` (a short random
+    hash, used only when the plain form is taken; see ``friendly_id_candidates``)."""
     kind_suffix = KIND_SUFFIXES[kind]
-    random_part = suffix if suffix is not None else secrets.token_hex(SUFFIX_HEX_CHARS // 2)
     words = meaningful_words(text) or [kind if kind != "claim" else "memory"]
     # Identifiers must start with a letter for the reference parser.
     if not words[0][0].isalpha():
         words.insert(0, "n")
-    budget = MAX_LENGTH - len(kind_suffix) - len(random_part) - 1
+    tail = f"_{suffix}" if suffix else ""
+    budget = MAX_LENGTH - len(kind_suffix) - len(tail)
     stem = "_".join(words)[:budget].rstrip("_")
-    candidate = f"{stem}_{random_part}{kind_suffix}"
+    candidate = f"{stem}{tail}{kind_suffix}"
     if validate_friendly_id(candidate, kind=kind) is not None:
-        # e.g. "Claim" → "claim_1234", which would read as claim number 1234.
-        candidate = f"{stem[: budget - 5]}_note_{random_part}{kind_suffix}"
+        # e.g. "Claim 12" → "claim_12", which would read as claim number 12; or "memory",
+        # which is reserved.
+        candidate = f"{stem[: budget - 5].rstrip('_')}_note{tail}{kind_suffix}"
     return candidate
+
+
+def friendly_id_candidates(text: str, *, kind: str, attempts: int) -> Iterator[str]:
+    """The plain form first, then ``attempts`` forms with a random hash for a collision."""
+    yield generate_friendly_id(text, kind=kind)
+    for _ in range(attempts):
+        yield generate_friendly_id(text, kind=kind, suffix=random_suffix())
 
 
 def validate_friendly_id(value: str, *, kind: str = "claim") -> str | None:
@@ -224,8 +242,8 @@ def validate_friendly_id(value: str, *, kind: str = "claim") -> str | None:
     if re.fullmatch(r"claim_\d+", value):
         return "'claim_<number>' is reserved for claim numbers."
     if kind == "claim":
-        for other_kind, suffix in KIND_SUFFIXES.items():
-            if suffix and value.endswith(suffix):
+        for other_kind, suffix in MARKED_SUFFIXES.items():
+            if value.endswith(suffix):
                 return (
                     f"A claim's friendly ID cannot end in '{suffix}' (that marks a {other_kind})."
                 )

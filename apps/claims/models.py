@@ -149,9 +149,17 @@ class Claim(models.Model):
     class Meta:
         ordering = ["-updated_at"]
         constraints = [
-            models.UniqueConstraint(fields=["user", "number"], name="claim_number_unique_per_user"),
+            # One memory keeps its number and friendly ID across versions: the versions it
+            # replaced (superseded rows) share them, so only the current one must be unique.
             models.UniqueConstraint(
-                fields=["user", "friendly_id"], name="claim_friendly_id_unique_per_user"
+                fields=["user", "number"],
+                condition=~models.Q(status="superseded"),
+                name="claim_number_unique_per_user",
+            ),
+            models.UniqueConstraint(
+                fields=["user", "friendly_id"],
+                condition=~models.Q(status="superseded"),
+                name="claim_friendly_id_unique_per_user",
             ),
             models.CheckConstraint(
                 condition=models.Q(confidence__gte=0, confidence__lte=1),
@@ -160,6 +168,9 @@ class Claim(models.Model):
         ]
         indexes = [
             models.Index(fields=["user", "status", "-updated_at"]),
+            # Any version by number: a reference to an earlier one finds it here (the
+            # unique index above holds current versions only).
+            models.Index(fields=["user", "number"], name="claim_user_number_idx"),
             # Newest first across statuses: autocomplete's typo branch and recent lists.
             models.Index(fields=["user", "-updated_at"], name="claim_user_recent_idx"),
             models.Index(
@@ -200,6 +211,27 @@ class Claim(models.Model):
         if self.origin == ClaimOrigin.MCP and self.origin_token_name:
             return f"{ClaimOrigin.MCP.label} ({self.origin_token_name})"
         return str(self.get_origin_display())
+
+
+class ClaimAlias(models.Model):
+    """A friendly ID a claim was once known by (renamed by hand or by the migration that
+    dropped random hashes), so an ``@old_name`` in an earlier message still finds it."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    friendly_id = models.CharField(max_length=60)
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="aliases")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "claim aliases"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "friendly_id"], name="claim_alias_unique_per_user"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"@{self.friendly_id} → {self.claim_id}"
 
 
 class EntityType(models.TextChoices):

@@ -14,6 +14,7 @@ from django.http import Http404
 from pgvector.django import CosineDistance
 
 from .models import USABLE_STATUSES, Claim, ClaimOrigin, ClaimStatus, Domain, Entity, Tag
+from .resolve import claim_found_by_friendly_id, claim_found_by_number
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -151,13 +152,17 @@ def claim_find(*, user: User, key: str) -> Claim | None:
     if number:
         return claim_by_number(user=user, number=int(number.group(1)))
     try:
+        # An id names one exact version (the history links use them).
         return Claim.objects.filter(user=user, id=uuid.UUID(key)).first()
     except ValueError:
-        return Claim.objects.filter(user=user, friendly_id=key).first()
+        found = claim_found_by_friendly_id(user=user, friendly_id=key)
+        return found.claim if found else None
 
 
 def claim_by_number(*, user: User, number: int) -> Claim | None:
-    return Claim.objects.filter(user=user, number=number).first()
+    """The current version of the memory numbered ``number`` (apps.claims.resolve)."""
+    found = claim_found_by_number(user=user, number=number)
+    return found.claim if found else None
 
 
 def claims_by_id(*, user: User, ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Claim]:

@@ -46,7 +46,8 @@ def normalise_query(raw: str) -> str:
 
 # Each branch is a top-N served by an index: the GiST trigram indexes (user_id first)
 # answer `<->` nearest-neighbour order directly, the unique (user, number) index the
-# number, and the full-text GIN index the words of statements. Python re-ranks the union.
+# number (of current versions: earlier ones share it), and the full-text GIN index the
+# words of statements. Python re-ranks the union.
 _CANDIDATES = 12
 _SQL = f"""
 (SELECT 'claim' AS kind, c.friendly_id, c.number::text AS extra, c.statement AS text,
@@ -58,7 +59,7 @@ _SQL = f"""
 UNION ALL
 (SELECT 'claim', c.friendly_id, c.number::text, c.statement, 0, c.updated_at
    FROM {Claim._meta.db_table} c
-  WHERE c.user_id = %(user)s AND c.number = %(number)s)
+  WHERE c.user_id = %(user)s AND c.number = %(number)s AND c.status <> 'superseded')
 UNION ALL
 (SELECT 'claim', c.friendly_id, c.number::text, c.statement, 0.8, c.updated_at
    FROM {Claim._meta.db_table} c

@@ -73,3 +73,24 @@ class ContextClaim(models.Model):
 
     def __str__(self) -> str:
         return f"{self.context_id} ∋ {self.claim_id}"
+
+
+class ContextAlias(models.Model):
+    """A friendly ID a context was once known by, so an ``@old_name`` in an earlier message
+    still finds it (see ClaimAlias)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    friendly_id = models.CharField(max_length=60)
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="aliases")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "context aliases"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "friendly_id"], name="context_alias_unique_per_user"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"@{self.friendly_id} → {self.context_id}"

@@ -1,8 +1,10 @@
 """Resolving ``@references``: one identifier to the claims it stands for (DESIGN §5).
 
-Order for one identifier: ``claim_N`` → claim friendly ID → context friendly ID (the whole
-subtree) → entity → tag (with its child tags) → domain → context name → not found. A
-missing reference is a result carrying a message for the user, never an exception.
+Order for one identifier: ``claim_N`` → claim friendly ID (an earlier version's number or
+name, or an old name, finds the current version with a note) → context friendly ID or a
+former one (the whole subtree) → entity → tag (with its child tags) → domain → context
+name → not found. A missing reference is a result carrying a message for the user, never
+an exception.
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ from typing import TYPE_CHECKING, Literal
 from django.db.models import QuerySet
 
 from apps.claims.models import USABLE_STATUSES, Claim, Domain, Entity, Tag
+from apps.claims.resolve import (
+    ClaimFound,
+    claim_found_by_friendly_id,
+    claim_found_by_id,
+    claim_found_by_number,
+)
 from apps.claims.selectors import (
     LeanClaim,
     claims_for_domain,
@@ -27,7 +35,12 @@ from apps.claims.selectors import (
 
 from .models import Context
 from .reference_parser import ParsedReference, parse_references
-from .selectors import context_find, context_find_by_name, context_resolve_claims
+from .selectors import (
+    context_find,
+    context_find_by_alias,
+    context_find_by_name,
+    context_resolve_claims,
+)
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -81,19 +94,23 @@ def resolve_reference(user: User, identifier: str) -> ReferenceResolution:
 
     number = _CLAIM_NUMBER.match(identifier)
     if number:
-        claim = Claim.objects.filter(user=user, number=int(number.group(1))).first()
-        if claim is None:
+        found = claim_found_by_number(user=user, number=int(number.group(1)))
+        if found is None:
             return _not_found(identifier, f"You have no claim #{number.group(1)}.")
-        return _claim_result(identifier, label, claim)
+        return _claim_result(identifier, label, found)
 
     key = identifier.lower()
-    claim = Claim.objects.filter(user=user, friendly_id=key).first()
-    if claim is not None:
-        return _claim_result(identifier, label, claim)
+    found = claim_found_by_friendly_id(user=user, friendly_id=key)
+    if found is not None:
+        return _claim_result(identifier, label, found)
 
     context = context_find(user=user, friendly_id=key)
     if context is not None:
         return _context_result(user, identifier, label, context)
+    alias = context_find_by_alias(user=user, friendly_id=key)
+    if alias is not None:
+        note = f"@{key} is now @{alias.friendly_id}."
+        return _context_result(user, identifier, label, alias, message=note)
 
     entity = Entity.objects.filter(user=user, friendly_id=key).first()
     if entity is not None:
@@ -136,19 +153,23 @@ def resolve_reference(user: User, identifier: str) -> ReferenceResolution:
 def resolve_uuid_reference(user: User, claim_id: str) -> ReferenceResolution:
     """``@memory:<uuid>``: a claim by its UUID, labelled as a plain reference."""
     try:
-        claim = Claim.objects.filter(user=user, id=uuid.UUID(claim_id)).first()
+        found = claim_found_by_id(user=user, claim_id=uuid.UUID(claim_id))
     except ValueError:
-        claim = None
-    if claim is None:
+        found = None
+    if found is None:
         return _not_found(f"memory:{claim_id}", "No memory with that id.")
-    return _claim_result(f"memory:{claim_id}", "REFERENCED", claim)
+    return _claim_result(f"memory:{claim_id}", "REFERENCED", found)
 
 
-def _claim_result(identifier: str, label: str, claim: Claim) -> ReferenceResolution:
-    """A retracted, superseded or pending claim resolves (the user named it) but brings no
-    claim into the answer, which uses only active and contested ones; the message says so."""
+def _claim_result(identifier: str, label: str, found: ClaimFound) -> ReferenceResolution:
+    """A reference to an earlier version or an old name brings the current version, with
+    a note. A retracted, superseded or pending claim resolves (the user named it) but
+    brings no claim into the answer, which uses only active and contested ones; the
+    message says so."""
+    claim = found.claim
     usable = claim.status in USABLE_STATUSES
-    message = "" if usable else f"#{claim.number} is {claim.get_status_display().lower()}."
+    status = "" if usable else f"#{claim.number} is {claim.get_status_display().lower()}."
+    message = " ".join(part for part in (found.note, status) if part)
     claims = (lean_claim(claim),) if usable else ()
     return ReferenceResolution(
         identifier=identifier,
@@ -162,7 +183,7 @@ def _claim_result(identifier: str, label: str, claim: Claim) -> ReferenceResolut
 
 
 def _context_result(
-    user: User, identifier: str, label: str, context: Context
+    user: User, identifier: str, label: str, context: Context, *, message: str = ""
 ) -> ReferenceResolution:
     return ReferenceResolution(
         identifier=identifier,
@@ -171,6 +192,7 @@ def _context_result(
         object_id=context.id,
         title=context.name,
         claims=tuple(context_resolve_claims(user=user, context=context)),
+        message=message,
     )
 
 

@@ -15,7 +15,7 @@ from django.http import Http404
 from apps.claims.models import USABLE_STATUSES, Claim
 from apps.claims.selectors import LeanClaim
 
-from .models import MAX_CONTEXT_DEPTH, Context, ContextClaim
+from .models import MAX_CONTEXT_DEPTH, Context, ContextAlias, ContextClaim
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -38,6 +38,13 @@ def context_get(*, user: User, context_id: uuid.UUID | str) -> Context:
 
 def context_find(*, user: User, friendly_id: str) -> Context | None:
     return Context.objects.filter(user=user, friendly_id=friendly_id).first()
+
+
+def context_find_by_alias(*, user: User, friendly_id: str) -> Context | None:
+    """The context once called ``friendly_id`` (renamed by hand or by the migration that
+    dropped random hashes)."""
+    alias = ContextAlias.objects.filter(user=user, friendly_id=friendly_id).first()
+    return Context.objects.get(pk=alias.context_id) if alias else None
 
 
 def context_find_by_name(*, user: User, name: str) -> Context | None:

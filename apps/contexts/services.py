@@ -8,10 +8,11 @@ from django.db import transaction
 
 from apps.claims.models import Claim
 from apps.claims.services import create_with_friendly_id
+from apps.claims.services.identity import friendly_id_taken
 from apps.claims.services.validation import clean_friendly_id
 from apps.core.validation import required_text
 
-from .models import MAX_CONTEXT_DEPTH, Context, ContextClaim
+from .models import MAX_CONTEXT_DEPTH, Context, ContextAlias, ContextClaim
 from .selectors import context_depth, context_subtree_height
 
 if TYPE_CHECKING:
@@ -84,13 +85,34 @@ def context_update(
         context.name = _clean_name(name)
     if description is not None:
         context.description = description
+    old_fid = context.friendly_id
     if friendly_id is not None and friendly_id != context.friendly_id:
         friendly_id = clean_friendly_id(friendly_id, kind="context")
-        if Context.objects.filter(user_id=context.user_id, friendly_id=friendly_id).exists():
+        if friendly_id_taken(user_id=context.user_id, friendly_id=friendly_id, owner=context):
             raise ValidationError({"friendly_id": f"'{friendly_id}' is already taken."})
         context.friendly_id = friendly_id
-    context.save()
+    with transaction.atomic():
+        context.save()
+        if context.friendly_id != old_fid:
+            # An ``@old_name`` in an earlier message still finds the context.
+            ContextAlias.objects.filter(
+                user_id=context.user_id, friendly_id=context.friendly_id
+            ).delete()
+            ContextAlias.objects.update_or_create(
+                user_id=context.user_id, friendly_id=old_fid, defaults={"context": context}
+            )
     return context
+
+
+def contexts_hold_friendly_id(user_id: int, friendly_id: str, owner: object | None) -> bool:
+    """Whether a context of the user is, or was, called ``friendly_id`` (the shared
+    ``@name`` space, apps.claims.services.identity)."""
+    rows = Context.objects.filter(user_id=user_id, friendly_id=friendly_id)
+    aliases = ContextAlias.objects.filter(user_id=user_id, friendly_id=friendly_id)
+    if isinstance(owner, Context):
+        rows = rows.exclude(pk=owner.pk)
+        aliases = aliases.exclude(context=owner)
+    return rows.exists() or aliases.exists()
 
 
 @transaction.atomic
@@ -143,11 +165,16 @@ def context_empty(*, context: Context) -> int:
 
 
 def context_transfer_memberships(*, old: Claim, new: Claim) -> None:
-    """A superseding claim takes the place of the old one in its contexts."""
+    """A superseding claim takes the place of the old one in its contexts (run by
+    claim_supersede's signal; calling it again changes nothing)."""
     ids = ContextClaim.objects.filter(claim=old).values_list("context_id", flat=True)
     ContextClaim.objects.bulk_create(
         [ContextClaim(context_id=cid, claim=new) for cid in ids], ignore_conflicts=True
     )
+
+
+def claim_superseded_receiver(*, old: Claim, new: Claim, **kwargs: object) -> None:
+    context_transfer_memberships(old=old, new=new)
 
 
 def context_delete(*, context: Context) -> None:

@@ -422,7 +422,7 @@ def _claim_hit(claim: Claim, **common: float | None) -> SearchHit:
         kind="claim",
         claim_id=claim.id,
         claim_number=claim.number,
-        title=f"#{claim.number} @{claim.friendly_id}",
+        title=f"#{claim.number}",  # one short ID per claim (issue 30)
         excerpt=_excerpt(claim.statement),
         text=claim.statement,
         created_at=claim.created_at,

@@ -93,7 +93,7 @@ def claim_edit(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
             claim.refresh_from_db()  # the page shows the claim as it still is
         else:
             if as_new_version:
-                text = f"Saved {_label(saved)} as the new version of #{claim.number}."
+                text = f"Saved a new version of {_label(saved)}; the earlier one is in its history."
             else:
                 text = f"Updated {_label(saved)}."
             messages.success(request, text)

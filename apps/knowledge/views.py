@@ -71,6 +71,10 @@ def _filtered_claims(
     )
     if filters.get("origin"):
         claims = claims.filter(origin=filters["origin"])
+    if not filters.get("status"):
+        # One row per memory: its earlier versions are in its history (and under the
+        # "Superseded" filter), not beside it with the same number.
+        claims = claims.exclude(status=ClaimStatus.SUPERSEDED)
     context = contexts.get(filters.get("context", ""))
     if context is not None:
         members = claims_in_context(user=user, context=context)
@@ -196,6 +200,7 @@ def claim_detail(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
     user = current_user(request)
     claim = claim_get(user=user, claim_id=claim_id)
     message = claim.source_message
+    chain = supersession_chain(claim=claim)
     return render(
         request,
         "knowledge/claim_detail.html",
@@ -212,7 +217,8 @@ def claim_detail(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
             ),
             tags=claim.tags.order_by("name"),
             entities=claim.entities.order_by("name"),
-            chain=supersession_chain(claim=claim),
+            chain=chain,
+            current_version=chain[-1],
             source_message=message,
             source_url=source_message_url(message) if message else None,
             forgotten_now=(

@@ -513,7 +513,7 @@
       .then(function (saved) {
         result.replaceChildren(
           saved.created ? "Saved as " : "Already known — reinforced ",
-          C.el("a", { href: saved.url, text: "#" + saved.number + " @" + saved.friendly_id })
+          C.el("a", { href: saved.url, text: "#" + saved.number })
         );
       })
       .catch(function (error) { result.textContent = "Not saved: " + error.message; })

@@ -86,7 +86,7 @@ def test_adding_a_context_with_claims(editor: Client, user: User) -> None:
     assert response.status_code == 302
     sleep = Context.objects.get(user=user, name="Sleep")
     assert sleep.parent == parent
-    assert sleep.friendly_id.endswith("_context")
+    assert sleep.friendly_id == "sleep"
     assert list(sleep.claims.all()) == [claim]
 
 

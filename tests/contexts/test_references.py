@@ -12,6 +12,7 @@ from apps.claims.services import (
     tag_create,
     tag_link_claims,
 )
+from apps.contexts.models import Context
 from apps.contexts.references import resolve_message, resolve_reference
 from apps.contexts.services import context_add_claims, context_create
 
@@ -58,7 +59,9 @@ def test_every_form_resolves_in_order(user: User) -> None:
 
 def test_a_claim_friendly_id_wins_over_a_context_with_the_same_id(user: User) -> None:
     claim_create(user=user, statement="Claim first", friendly_id="shared")
-    context_create(user=user, name="Ctx", friendly_id="shared")
+    # The services now refuse a name the other kind holds (issue 30); an account from
+    # before that may still have one, written here past them.
+    Context.objects.create(user=user, name="Ctx", friendly_id="shared")
 
     assert resolve_reference(user, "shared").kind == "claim"
 

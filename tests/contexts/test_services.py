@@ -113,7 +113,7 @@ def test_rename_friendly_id_and_remove_claims(user: User) -> None:
     ctx = context_create(user=user, name="Health Goals")
     claim = claim_create(user=user, statement="Walk 10k steps")
     context_add_claims(context=ctx, claims=[claim, claim])
-    assert ctx.friendly_id.endswith("_context")
+    assert ctx.friendly_id == "health_goals"
 
     context_update(context=ctx, name="Fitness", friendly_id="fit")
     assert context_remove_claims(context=ctx, claims=[claim]) == 1

@@ -42,7 +42,7 @@ def test_hits_of_every_kind_come_in_two_queries(user: User, project: Project) ->
     # Then two queries fetched everything the hits show
     assert len(queries.captured_queries) == 2
     assert [hit.kind for hit in hits] == ["claim", "document", "message"]
-    assert hits[0].title == f"#{claim.number} @{claim.friendly_id}"
+    assert hits[0].title == f"#{claim.number}"
     assert hits[0].text == claim.statement
     assert hits[1].document_path == passage.document.path
     assert hits[1].text == "Bees need water in summer"

@@ -171,15 +171,21 @@ def fields_of(row: Model, skip: set[str]) -> dict[str, Any]:
 def snapshot(user: User) -> dict[str, Any]:
     """Every field and link of the account, keyed by numbers and friendly IDs instead of
     ids, so two accounts holding the same knowledge compare equal."""
-    claims = {}
-    for claim in (
+    # A memory's versions share its number (issue 30): (number, version), oldest first.
+    rows = list(
         Claim.objects.filter(user=user)
         .select_related("supersedes")
         .prefetch_related("tags", "entities", "contexts")
-    ):
-        claims[claim.number] = {
+        .order_by("number", "created_at")
+    )
+    keys: dict[Any, tuple[int, int]] = {}
+    for claim in rows:
+        keys[claim.pk] = (claim.number, sum(1 for key in keys.values() if key[0] == claim.number))
+    claims = {}
+    for claim in rows:
+        claims[keys[claim.pk]] = {
             **fields_of(claim, SKIPPED_CLAIM_FIELDS),
-            "supersedes": claim.supersedes.number if claim.supersedes else None,
+            "supersedes": keys[claim.supersedes_id] if claim.supersedes_id else None,
             "tags": sorted(tag.friendly_id for tag in claim.tags.all()),
             "entities": sorted(entity.friendly_id for entity in claim.entities.all()),
             "contexts": sorted(context.friendly_id for context in claim.contexts.all()),

@@ -36,14 +36,16 @@ def test_supersede_creates_the_new_claim_and_links_both(
 
     assert response.status_code == 201
     new = response.json()
-    assert (new["number"], new["statement"], new["origin"]) == (2, "I work at Globex", "api")
+    # The new version keeps the memory's number (issue 30).
+    assert (new["number"], new["statement"], new["origin"]) == (1, "I work at Globex", "api")
     assert new["supersedes"] == {"id": str(old.id), "number": 1}
     assert (new["domains"], new["confidence"]) == (["work"], 0.9)
     assert new["contexts"] == [str(context.id)]
     assert new["tags"] == [str(tag.id)]
-    old_body = token_client.get(f"{URL}1/").json()
+    assert token_client.get(f"{URL}1/").json()["id"] == new["id"]
+    old_body = token_client.get(f"{URL}{old.id}/").json()
     assert old_body["status"] == "superseded"
-    assert old_body["superseded_by"] == {"id": new["id"], "number": 2}
+    assert old_body["superseded_by"] == {"id": new["id"], "number": 1}
     assert old_body["contexts"] == [str(context.id)]  # the old claim keeps its history
 
 
@@ -67,7 +69,8 @@ def test_superseding_twice_is_refused(token_client: APIClient, user: User) -> No
     old = ClaimFactory(user=user)
     post(token_client, f"{URL}{old.number}/supersede/", {"statement": "Second"})
 
-    response = post(token_client, f"{URL}{old.number}/supersede/", {"statement": "Third"})
+    # The number now names the new version; the old one, by its id, is history.
+    response = post(token_client, f"{URL}{old.id}/supersede/", {"statement": "Third"})
 
     assert response.status_code == 400
     assert "status" in response.json()

@@ -248,7 +248,7 @@ def test_a_claim_page_shows_everything_about_it(page_client: Client, user: User)
     for text in (
         "I live in Lyon",
         f"#{claim.number}",
-        claim.friendly_id,
+        f"An earlier version of #{newer.number}",
         "personal",
         "Where do I live?",
         "Home life",

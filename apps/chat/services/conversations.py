@@ -88,3 +88,17 @@ def conversation_pin_claim(*, conversation: Conversation, claim: Claim) -> None:
 
 def conversation_unpin_claim(*, conversation: Conversation, claim: Claim) -> None:
     conversation.pinned_claims.remove(claim)
+
+
+def claim_superseded_receiver(*, old: Claim, new: Claim, **kwargs: object) -> None:
+    """A conversation's pin is on the memory: it moves to the new version (claims'
+    ``claim_superseded`` signal, inside the superseding transaction)."""
+    pins = Conversation.pinned_claims.through.objects
+    conversation_ids = list(pins.filter(claim=old).values_list("conversation_id", flat=True))
+    if not conversation_ids:
+        return
+    pins.bulk_create(
+        [pins.model(conversation_id=cid, claim=new) for cid in conversation_ids],
+        ignore_conflicts=True,
+    )
+    pins.filter(claim=old).delete()

@@ -10,10 +10,11 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from apps.claims.friendly_ids import generate_friendly_id
+from apps.claims.friendly_ids import friendly_id_candidates
 from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
-from apps.claims.signals import claims_content_changed
+from apps.claims.signals import claim_superseded, claims_content_changed
 
+from .identity import SHARED_KINDS, claim_alias_record, friendly_id_taken
 from .numbering import claim_number_allocate
 from .validation import (
     clean_claim_types,
@@ -42,16 +43,26 @@ def create_with_friendly_id(
     chosen: str | None,
     build: Callable[[str], ModelT],
 ) -> ModelT:
-    """Save a new row with a friendly ID: the user's choice, or a generated one retried on
-    collision. Each attempt runs in a savepoint so a collision never spoils the caller's
-    transaction."""
+    """Save a new row with a friendly ID: the user's choice, or a generated one — the plain
+    words first, a short random hash only on a collision. Each attempt runs in a savepoint
+    so a collision never spoils the caller's transaction."""
+
+    def taken(candidate: str) -> bool:
+        if kind in SHARED_KINDS:
+            return friendly_id_taken(user_id=user.pk, friendly_id=candidate)
+        return model._default_manager.filter(user=user, friendly_id=candidate).exists()
+
     if chosen:
         friendly_id = clean_friendly_id(chosen, kind=kind)
-        if model._default_manager.filter(user=user, friendly_id=friendly_id).exists():
+        if taken(friendly_id):
             raise ValidationError({"friendly_id": f"'{friendly_id}' is already taken."})
         candidates: Iterable[str] = [friendly_id]
     else:
-        candidates = (generate_friendly_id(text, kind=kind) for _ in range(FRIENDLY_ID_ATTEMPTS))
+        candidates = (
+            candidate
+            for candidate in friendly_id_candidates(text, kind=kind, attempts=FRIENDLY_ID_ATTEMPTS)
+            if not taken(candidate)
+        )
     for candidate in candidates:
         try:
             with transaction.atomic():
@@ -94,6 +105,57 @@ def claim_create(
     friendly_id: str | None = None,
     supersedes: Claim | None = None,
 ) -> Claim:
+    if status == ClaimStatus.SUPERSEDED:
+        raise ValidationError({"status": "A claim becomes superseded only by a new version."})
+    row = _claim_row(
+        user=user,
+        statement=statement,
+        claim_types=claim_types,
+        domains=domains,
+        status=status,
+        possible_questions=possible_questions,
+        pinned=pinned,
+        confidence=confidence,
+        valid_from=valid_from,
+        valid_until=valid_until,
+        origin=origin,
+        origin_token_name=origin_token_name,
+        source_message=source_message,
+        metadata=metadata,
+        supersedes=supersedes,
+    )
+    row.number = claim_number_allocate(user_id=user.pk)
+
+    def build(fid: str) -> Claim:
+        row.friendly_id = fid
+        return row
+
+    claim = create_with_friendly_id(
+        model=Claim, user=user, text=row.statement, kind="claim", chosen=friendly_id, build=build
+    )
+    _content_changed([claim.id])
+    return claim
+
+
+def _claim_row(
+    *,
+    user: User,
+    statement: str,
+    claim_types: Sequence[str] | None,
+    domains: Sequence[str] | None,
+    status: str,
+    possible_questions: Sequence[str] | None,
+    pinned: bool,
+    confidence: float | None,
+    valid_from: datetime | None,
+    valid_until: datetime | None,
+    origin: str,
+    origin_token_name: str,
+    source_message: Message | None,
+    metadata: dict[str, Any] | None,
+    supersedes: Claim | None,
+) -> Claim:
+    """An unsaved claim with every field cleaned; number and friendly ID are the caller's."""
     statement = clean_statement(statement)
     fields = {
         "claim_types": clean_claim_types(claim_types),
@@ -106,31 +168,19 @@ def claim_create(
         raise ValidationError({"valid_until": "A claim cannot stop being valid before it starts."})
     if origin not in ClaimOrigin.values:
         raise ValidationError({"origin": f"Unknown origin '{origin}'."})
-    number = claim_number_allocate(user_id=user.pk)
-    claim = create_with_friendly_id(
-        model=Claim,
+    return Claim(
         user=user,
-        text=statement,
-        kind="claim",
-        chosen=friendly_id,
-        build=lambda fid: Claim(
-            user=user,
-            number=number,
-            friendly_id=fid,
-            statement=statement,
-            pinned=pinned,
-            valid_from=valid_from,
-            valid_until=valid_until,
-            origin=origin,
-            origin_token_name=origin_token_name[:100],
-            source_message=source_message,
-            metadata=metadata or {},
-            supersedes=supersedes,
-            **fields,
-        ),
+        statement=statement,
+        pinned=pinned,
+        valid_from=valid_from,
+        valid_until=valid_until,
+        origin=origin,
+        origin_token_name=origin_token_name[:100],
+        source_message=source_message,
+        metadata=metadata or {},
+        supersedes=supersedes,
+        **fields,
     )
-    _content_changed([claim.id])
-    return claim
 
 
 EMBEDDED_FIELDS = frozenset({"statement", "possible_questions"})
@@ -186,18 +236,33 @@ def claim_update(
         cleaned["valid_until"] = valid_until
     if not isinstance(metadata, Unset):
         cleaned["metadata"] = metadata or {}
-    new_fid = cleaned.get("friendly_id")
-    if (
-        new_fid
-        and new_fid != claim.friendly_id
-        and Claim.objects.filter(user_id=claim.user_id, friendly_id=new_fid).exists()
-    ):
+    new_status = cleaned.get("status", claim.status)
+    if (new_status == ClaimStatus.SUPERSEDED) != (claim.status == ClaimStatus.SUPERSEDED):
+        # Superseded versions share the memory's number; only claim_supersede moves a
+        # claim into that state, and an old version never becomes current again.
+        raise ValidationError(
+            {
+                "status": f"#{claim.number} is an earlier version; edit the current one."
+                if claim.status == ClaimStatus.SUPERSEDED
+                else "A claim becomes superseded only by saving a new version."
+            }
+        )
+    old_fid = claim.friendly_id
+    new_fid: str = cleaned.get("friendly_id") or old_fid
+    renamed = new_fid != old_fid
+    if renamed and claim.status == ClaimStatus.SUPERSEDED:
+        raise ValidationError(
+            {"friendly_id": f"#{claim.number} is an earlier version; rename the current one."}
+        )
+    if renamed and friendly_id_taken(user_id=claim.user_id, friendly_id=new_fid, owner=claim):
         raise ValidationError({"friendly_id": f"'{new_fid}' is already taken."})
     for name, value in cleaned.items():
         setattr(claim, name, value)
     if claim.valid_from and claim.valid_until and claim.valid_until < claim.valid_from:
         raise ValidationError({"valid_until": "A claim cannot stop being valid before it starts."})
     claim.save()
+    if renamed:
+        claim_alias_record(claim=claim, old_friendly_id=old_fid)
     if EMBEDDED_FIELDS & set(cleaned):
         _content_changed([claim.id])
     return claim
@@ -241,12 +306,16 @@ def claim_supersede(
     metadata: dict[str, Any] | None = None,
     friendly_id: str | None = None,
 ) -> Claim:
-    """A new claim replaces ``claim``, which becomes superseded and stays linked to it.
-    Types, domains, questions, pin and origin not given are the old claim's."""
+    """A new version replaces ``claim``: it keeps the memory's number and friendly ID (or
+    takes ``friendly_id``, the old one staying resolvable), and ``claim`` stays linked as a
+    superseded version holding the old text. Types, domains, questions, pin and origin not
+    given are the old claim's. Returns the new, current version."""
     old = Claim.objects.select_for_update().get(pk=claim.pk)
     if old.status == ClaimStatus.SUPERSEDED:
         raise ValidationError({"status": f"#{old.number} was already superseded."})
-    new = claim_create(
+    if status == ClaimStatus.SUPERSEDED:
+        raise ValidationError({"status": "The new version cannot itself be superseded."})
+    new = _claim_row(
         user=old.user,
         statement=statement,
         supersedes=old,
@@ -262,12 +331,23 @@ def claim_supersede(
         valid_until=valid_until,
         origin=old.origin if origin is None else origin,
         origin_token_name=old.origin_token_name if origin is None else "",
+        source_message=None,
         metadata=metadata,
-        friendly_id=friendly_id,
     )
+    new.number = old.number
+    new.friendly_id = old.friendly_id
+    if friendly_id is not None and friendly_id != old.friendly_id:
+        new.friendly_id = clean_friendly_id(friendly_id, kind="claim")
+        if friendly_id_taken(user_id=old.user_id, friendly_id=new.friendly_id, owner=old):
+            raise ValidationError({"friendly_id": f"'{new.friendly_id}' is already taken."})
+    # The old version leaves the unique (user, number) and (user, friendly ID) of current
+    # claims before the new one takes them.
+    Claim.objects.filter(pk=old.pk).update(status=ClaimStatus.SUPERSEDED, pinned=False)
+    new.save(force_insert=True)
     new.tags.set(old.tags.all())
     new.entities.set(old.entities.all())
-    Claim.objects.filter(pk=old.pk).update(status=ClaimStatus.SUPERSEDED, pinned=False)
+    claim_superseded.send(sender=Claim, old=old, new=new)
+    _content_changed([new.id])
     claim.refresh_from_db()
     return new
 

@@ -87,8 +87,9 @@ class ClaimAdminForm(ServiceForm):
         tags.queryset = scope_to_user(Tag.objects.all(), self.request)
         if self.adding:
             self.fields["supersedes"].help_text = (
-                "Optional: the claim this one replaces. It becomes superseded, stays linked, "
-                "and hands its tags, entities and contexts to the new claim."
+                "Optional: the claim this one replaces. The new claim becomes its new "
+                "version, with its number, friendly ID, tags, entities and contexts; the "
+                "old one stays linked as history."
             )
         else:
             self.fields["friendly_id"].required = True

@@ -146,12 +146,13 @@ class ClaimViewSet(viewsets.GenericViewSet):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
-        summary="Replace a claim with a new one",
+        summary="Save a new version of a claim",
         tags=[TAG],
         parameters=[CLAIM_KEY],
-        description="Creates the new claim (201) linked to the old one, which becomes "
-        "superseded; the new claim takes the old one's tags, entities and "
-        "contexts.",
+        description="Creates the new version (201), which keeps the claim's number and "
+        "friendly ID (unless `friendly_id` is given) and takes its tags, entities and "
+        "contexts; the old version keeps its id and text, marked superseded, linked as "
+        "`supersedes`. A number or friendly ID then names the new version.",
         request=ClaimSupersedeInputSerializer,
         responses={201: ClaimOutputSerializer},
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from apps.claims.models import ClaimOrigin, EntityType
+from apps.claims.models import ClaimOrigin, ClaimStatus, EntityType
 from apps.claims.services.labels import MAX_TAG_DEPTH
 from apps.claims.services.validation import (
     clean_claim_types,
@@ -164,6 +164,8 @@ def _entity(raw: Any, path: str, errors: DocumentErrors) -> EntityRecord:
 def _unique(kind: str, values: Sequence[Any], field: str, errors: DocumentErrors) -> None:
     first: dict[Any, int] = {}
     for index, value in enumerate(values):
+        if value is None:
+            continue
         if value in first:
             errors.add(
                 f"{kind}[{index}].{field}",
@@ -171,6 +173,14 @@ def _unique(kind: str, values: Sequence[Any], field: str, errors: DocumentErrors
             )
         else:
             first[value] = index
+
+
+def _of_current(claims: Sequence[ClaimRecord], field: str) -> list[Any]:
+    """``field`` of each current claim; None (not compared) for the superseded versions."""
+    return [
+        None if claim.status == ClaimStatus.SUPERSEDED else getattr(claim, field)
+        for claim in claims
+    ]
 
 
 def _check_claim_refs(
@@ -209,15 +219,17 @@ def _check_tree(
 
 def _check_links(document: KnowledgeDocument, errors: DocumentErrors) -> None:
     claims = document.claims
+    # A memory's earlier (superseded) versions share its number and friendly ID.
+    _unique("claims", [claim.id for claim in claims], "id", errors)
+    _unique("claims", _of_current(claims, "friendly_id"), "friendly_id", errors)
     for kind, records in (
-        ("claims", claims),
         ("contexts", document.contexts),
         ("tags", document.tags),
         ("entities", document.entities),
     ):
         _unique(kind, [record.id for record in records], "id", errors)
         _unique(kind, [record.friendly_id for record in records], "friendly_id", errors)
-    _unique("claims", [claim.number for claim in claims], "number", errors)
+    _unique("claims", _of_current(claims, "number"), "number", errors)
     claim_ids = {claim.id for claim in claims}
     _check_supersession(claims, claim_ids, errors)
     _check_tree("contexts", document.contexts, MAX_CONTEXT_DEPTH, errors)
