@@ -7,8 +7,11 @@ class ChatConfig(AppConfig):
     verbose_name = "Chat"
 
     def ready(self) -> None:
+        from apps.facts.messages import message_source_register
         from apps.indexing.turns import turn_source_register
 
+        from .message_source import ChatMessageSource
         from .turn_source import ChatTurnSource
 
         turn_source_register(ChatTurnSource())
+        message_source_register(ChatMessageSource())

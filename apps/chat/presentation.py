@@ -19,7 +19,7 @@ from apps.chat.pipeline.stream import STOPPED_BY_USER
 from apps.chat.reading import read_references
 from apps.claims.models import ClaimStatus
 from apps.claims.selectors import claim_list, claims_from_messages
-from apps.indexing.evidence import said_by, said_on
+from apps.indexing.search import said_by, said_on
 
 if TYPE_CHECKING:
     from apps.accounts.models import User

@@ -1,4 +1,5 @@
 """What the chat hands indexing about a message (DESIGN §2): a typed value, never its models.
+Search reads the turns it shows the same way (``TurnSaid``).
 
 Indexing runs in the background, by message id (ids survive the queue and its retries), so
 the chat registers a ``TurnSource`` when it starts (``ChatConfig.ready``) and indexing asks
@@ -33,6 +34,21 @@ class TurnToIndex:
     previous_message_id: uuid.UUID | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class TurnSaid:
+    """One chat message as a search hit shows it: what was said, by whom, when, in which
+    conversation (imported from ``external_source``, or Cairn's own when empty), and
+    whether the turn finished (``status``): what search's evidence rule reads."""
+
+    message_id: uuid.UUID
+    conversation_id: uuid.UUID
+    role: str
+    content: str
+    status: str
+    created_at: datetime
+    external_source: str
+
+
 class TurnSource(Protocol):
     def turn(self, *, message_id: uuid.UUID | str) -> TurnToIndex | None:
         """The message as indexing needs it, or None when it is gone."""
@@ -48,6 +64,10 @@ class TurnSource(Protocol):
 
     def lock_many(self, *, message_ids: Sequence[uuid.UUID | str]) -> dict[uuid.UUID, bool]:
         """``lock`` for several messages: each one still there, with its archived flag."""
+
+    def said(self, *, message_ids: Sequence[uuid.UUID | str]) -> dict[uuid.UUID, TurnSaid]:
+        """The messages still there, by id, as a search hit shows them: one query for
+        all of a search's hits."""
 
 
 _source: TurnSource | None = None

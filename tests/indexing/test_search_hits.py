@@ -1,4 +1,5 @@
-"""A search's hits are fetched in two queries whatever their kinds, with every field a hit
+"""A search's hits are fetched in three queries whatever their kinds — claims, passages,
+and the chat turns' words asked of the chat (``TurnSource.said``) — with every field a hit
 shows (only those columns are read: a deferred one touched later would cost a query per
 hit)."""
 
@@ -10,8 +11,8 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.accounts.models import User
 from apps.indexing.models import Chunk
-from apps.indexing.search import _hits
-from apps.indexing.search_queries import Candidate
+from apps.indexing.search._engine import _hits
+from apps.indexing.search._queries import Candidate
 from apps.indexing.services import message_index
 from apps.projects.models import Project
 from tests.indexing.conftest import conversation_with
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.usefixtures("fake_provider")
-def test_hits_of_every_kind_come_in_two_queries(user: User, project: Project) -> None:
+def test_hits_of_every_kind_come_in_three_queries(user: User, project: Project) -> None:
     # Given a claim, a file passage and a chat turn
     claim = ClaimFactory(user=user, statement="I keep bees on the allotment")
     [passage] = add_passages(project, ["Bees need water in summer"])
@@ -39,8 +40,8 @@ def test_hits_of_every_kind_come_in_two_queries(user: User, project: Project) ->
     with CaptureQueriesContext(connection) as queries:
         hits = _hits(fused, [c for c, _ in fused], [])
 
-    # Then two queries fetched everything the hits show
-    assert len(queries.captured_queries) == 2
+    # Then three queries fetched everything the hits show
+    assert len(queries.captured_queries) == 3
     assert [hit.kind for hit in hits] == ["claim", "document", "message"]
     assert hits[0].title == f"#{claim.number} @{claim.friendly_id}"
     assert hits[0].text == claim.statement

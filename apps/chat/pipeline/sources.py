@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from uuid import UUID
 
 # One footer mark, shared with the quoting that strips it from quoted text (issue 28).
-from apps.indexing.quoting import FOOTER_MARK, without_footer  # noqa: F401 - re-exported
+from apps.indexing.search import FOOTER_MARK, without_footer  # noqa: F401 - re-exported
 
 DEFAULT_CITE_THRESHOLD = 0.3
 

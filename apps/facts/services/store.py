@@ -18,10 +18,11 @@ again is *stored* (nothing is current) and the new row supersedes the retracted 
 from __future__ import annotations
 
 import hashlib
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
@@ -31,9 +32,6 @@ from apps.facts.models import FactOrigin, FactValueType, ProjectFact
 from apps.projects.models import Project
 
 from .values import key_topic, normalize_key, normalize_value
-
-if TYPE_CHECKING:
-    from apps.chat.models import Message
 
 WriteOutcome = Literal["stored", "updated", "unchanged"]
 MAX_RANK = 100_000
@@ -95,7 +93,7 @@ def fact_store(
     value_type: str = FactValueType.STRING,
     origin: str = FactOrigin.MANUAL,
     confidence: float = 1.0,
-    source_message: Message | None = None,
+    source_message_id: uuid.UUID | None = None,
     effective_at: datetime | None = None,
 ) -> FactWriteResult:
     """Write one key of ``project``: *stored* when nothing is current, *updated* when the
@@ -106,7 +104,7 @@ def fact_store(
         project=project,
         writes=[write],
         origin=origin,
-        source_message=source_message,
+        source_message_id=source_message_id,
         effective_at=effective_at,
     )
     return result
@@ -117,7 +115,7 @@ def facts_store_many(
     project: Project,
     writes: Sequence[FactWrite],
     origin: str,
-    source_message: Message | None = None,
+    source_message_id: uuid.UUID | None = None,
     effective_at: datetime | None = None,
 ) -> list[FactWriteResult]:
     """Write several distinct keys at once, atomically; results follow ``writes``' order.
@@ -134,7 +132,7 @@ def facts_store_many(
     for attempt in range(_ATTEMPTS):
         try:
             with transaction.atomic():
-                return _write_batch(project, writes, origin, source_message, when)
+                return _write_batch(project, writes, origin, source_message_id, when)
         except IntegrityError:
             if attempt == _ATTEMPTS - 1:
                 raise
@@ -145,7 +143,7 @@ def _write_batch(
     project: Project,
     writes: Sequence[FactWrite],
     origin: str,
-    source_message: Message | None,
+    source_message_id: uuid.UUID | None,
     when: datetime,
 ) -> list[FactWriteResult]:
     keys = [w.key for w in writes]
@@ -169,7 +167,7 @@ def _write_batch(
         # After a retraction nothing is current, so the write is *stored*; the new row
         # still supersedes the retracted head, keeping the key's history one chain.
         row = _new_row(project, write, head)
-        row.origin, row.source_message, row.effective_at = origin, source_message, when
+        row.origin, row.source_message_id, row.effective_at = origin, source_message_id, when
         planned.append(("updated" if current else "stored", row))
     if retire:
         ProjectFact.objects.filter(pk__in=[row.pk for row in retire]).update(is_current=False)

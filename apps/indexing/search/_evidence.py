@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from apps.claims.models import Claim, ClaimStatus
 
-from .quoting import quotable
+from ._quoting import quotable
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
