@@ -160,6 +160,10 @@ def claim_by_number(*, user: User, number: int) -> Claim | None:
     return Claim.objects.filter(user=user, number=number).first()
 
 
+def claim_by_friendly_id(*, user: User, friendly_id: str) -> Claim | None:
+    return Claim.objects.filter(user=user, friendly_id=friendly_id).first()
+
+
 def claims_by_id(*, user: User, ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Claim]:
     """The user's claims among ``ids``, in one query; another user's id is simply absent."""
     return {claim.id: claim for claim in Claim.objects.filter(user=user, id__in=list(ids))}
@@ -238,12 +242,20 @@ def entity_list(*, user: User) -> QuerySet[Entity]:
     return Entity.objects.filter(user=user)
 
 
+def entity_find(*, user: User, friendly_id: str) -> Entity | None:
+    return Entity.objects.filter(user=user, friendly_id=friendly_id).first()
+
+
 def entity_get(*, user: User, entity_id: uuid.UUID | str) -> Entity:
     return _get_owned(Entity.objects.filter(user=user), entity_id, "entity")
 
 
 def tag_list(*, user: User) -> QuerySet[Tag]:
     return Tag.objects.filter(user=user)
+
+
+def tag_find(*, user: User, friendly_id: str) -> Tag | None:
+    return Tag.objects.filter(user=user, friendly_id=friendly_id).first()
 
 
 def tag_get(*, user: User, tag_id: uuid.UUID | str) -> Tag:

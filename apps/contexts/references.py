@@ -15,14 +15,19 @@ from typing import TYPE_CHECKING, Literal
 
 from django.db.models import QuerySet
 
-from apps.claims.models import USABLE_STATUSES, Claim, Domain, Entity, Tag
+from apps.claims.models import USABLE_STATUSES, Claim, Domain
 from apps.claims.selectors import (
     LeanClaim,
+    claim_by_friendly_id,
+    claim_by_number,
+    claims_by_id,
     claims_for_domain,
     claims_for_entity,
     claims_for_tag,
+    entity_find,
     lean_claim,
     lean_claims,
+    tag_find,
 )
 
 from .models import Context
@@ -81,13 +86,13 @@ def resolve_reference(user: User, identifier: str) -> ReferenceResolution:
 
     number = _CLAIM_NUMBER.match(identifier)
     if number:
-        claim = Claim.objects.filter(user=user, number=int(number.group(1))).first()
+        claim = claim_by_number(user=user, number=int(number.group(1)))
         if claim is None:
             return _not_found(identifier, f"You have no claim #{number.group(1)}.")
         return _claim_result(identifier, label, claim)
 
     key = identifier.lower()
-    claim = Claim.objects.filter(user=user, friendly_id=key).first()
+    claim = claim_by_friendly_id(user=user, friendly_id=key)
     if claim is not None:
         return _claim_result(identifier, label, claim)
 
@@ -95,7 +100,7 @@ def resolve_reference(user: User, identifier: str) -> ReferenceResolution:
     if context is not None:
         return _context_result(user, identifier, label, context)
 
-    entity = Entity.objects.filter(user=user, friendly_id=key).first()
+    entity = entity_find(user=user, friendly_id=key)
     if entity is not None:
         return ReferenceResolution(
             identifier=identifier,
@@ -106,7 +111,7 @@ def resolve_reference(user: User, identifier: str) -> ReferenceResolution:
             claims=_lean(claims_for_entity(user=user, entity=entity)),
         )
 
-    tag = Tag.objects.filter(user=user, friendly_id=key).first()
+    tag = tag_find(user=user, friendly_id=key)
     if tag is not None:
         return ReferenceResolution(
             identifier=identifier,
@@ -136,9 +141,10 @@ def resolve_reference(user: User, identifier: str) -> ReferenceResolution:
 def resolve_uuid_reference(user: User, claim_id: str) -> ReferenceResolution:
     """``@memory:<uuid>``: a claim by its UUID, labelled as a plain reference."""
     try:
-        claim = Claim.objects.filter(user=user, id=uuid.UUID(claim_id)).first()
+        wanted: uuid.UUID | None = uuid.UUID(claim_id)
     except ValueError:
-        claim = None
+        wanted = None
+    claim = claims_by_id(user=user, ids=[wanted]).get(wanted) if wanted else None
     if claim is None:
         return _not_found(f"memory:{claim_id}", "No memory with that id.")
     return _claim_result(f"memory:{claim_id}", "REFERENCED", claim)
