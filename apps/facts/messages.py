@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from apps.core.provided import Provided
+
 
 @dataclass(frozen=True, kw_only=True)
 class MessageToRead:
@@ -32,15 +34,6 @@ class MessageSource(Protocol):
         """The ids of the conversation's messages, in conversation order."""
 
 
-_source: MessageSource | None = None
-
-
-def message_source_register(source: MessageSource) -> None:
-    global _source
-    _source = source
-
-
-def message_source() -> MessageSource:
-    if _source is None:
-        raise RuntimeError("No MessageSource registered: is apps.chat installed?")
-    return _source
+_message_source: Provided[MessageSource] = Provided(what="MessageSource", provider="apps.chat")
+message_source_register = _message_source.register
+message_source = _message_source.get

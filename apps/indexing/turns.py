@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from apps.core.provided import Provided
+
 
 @dataclass(frozen=True, kw_only=True)
 class TurnToIndex:
@@ -70,15 +72,6 @@ class TurnSource(Protocol):
         all of a search's hits."""
 
 
-_source: TurnSource | None = None
-
-
-def turn_source_register(source: TurnSource) -> None:
-    global _source
-    _source = source
-
-
-def turn_source() -> TurnSource:
-    if _source is None:
-        raise RuntimeError("No TurnSource registered: is apps.chat installed?")
-    return _source
+_turn_source: Provided[TurnSource] = Provided(what="TurnSource", provider="apps.chat")
+turn_source_register = _turn_source.register
+turn_source = _turn_source.get
