@@ -242,20 +242,12 @@ def entity_list(*, user: User) -> QuerySet[Entity]:
     return Entity.objects.filter(user=user)
 
 
-def entity_find(*, user: User, friendly_id: str) -> Entity | None:
-    return Entity.objects.filter(user=user, friendly_id=friendly_id).first()
-
-
 def entity_get(*, user: User, entity_id: uuid.UUID | str) -> Entity:
     return _get_owned(Entity.objects.filter(user=user), entity_id, "entity")
 
 
 def tag_list(*, user: User) -> QuerySet[Tag]:
     return Tag.objects.filter(user=user)
-
-
-def tag_find(*, user: User, friendly_id: str) -> Tag | None:
-    return Tag.objects.filter(user=user, friendly_id=friendly_id).first()
 
 
 def tag_get(*, user: User, tag_id: uuid.UUID | str) -> Tag:

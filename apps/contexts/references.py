@@ -24,10 +24,10 @@ from apps.claims.selectors import (
     claims_for_domain,
     claims_for_entity,
     claims_for_tag,
-    entity_find,
+    entity_list,
     lean_claim,
     lean_claims,
-    tag_find,
+    tag_list,
 )
 
 from .models import Context
@@ -100,7 +100,7 @@ def resolve_reference(user: User, identifier: str) -> ReferenceResolution:
     if context is not None:
         return _context_result(user, identifier, label, context)
 
-    entity = entity_find(user=user, friendly_id=key)
+    entity = entity_list(user=user).filter(friendly_id=key).first()
     if entity is not None:
         return ReferenceResolution(
             identifier=identifier,
@@ -111,7 +111,7 @@ def resolve_reference(user: User, identifier: str) -> ReferenceResolution:
             claims=_lean(claims_for_entity(user=user, entity=entity)),
         )
 
-    tag = tag_find(user=user, friendly_id=key)
+    tag = tag_list(user=user).filter(friendly_id=key).first()
     if tag is not None:
         return ReferenceResolution(
             identifier=identifier,

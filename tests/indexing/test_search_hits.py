@@ -40,8 +40,14 @@ def test_hits_of_every_kind_come_in_three_queries(user: User, project: Project) 
     with CaptureQueriesContext(connection) as queries:
         hits = _hits(fused, [c for c, _ in fused], [])
 
-    # Then three queries fetched everything the hits show
+    # Then three queries fetched everything the hits show, only the chat's own touching
+    # its messages
     assert len(queries.captured_queries) == 3
+    assert ["chat_message" in query["sql"] for query in queries.captured_queries] == [
+        False,
+        False,
+        True,
+    ]
     assert [hit.kind for hit in hits] == ["claim", "document", "message"]
     assert hits[0].title == f"#{claim.number} @{claim.friendly_id}"
     assert hits[0].text == claim.statement
@@ -51,3 +57,20 @@ def test_hits_of_every_kind_come_in_three_queries(user: User, project: Project) 
     assert hits[2].title.startswith("You, ")  # who said it, when (issue 28)
     assert hits[2].conversation_id == message.conversation_id
     assert hits[2].created_at == message.created_at
+
+
+@pytest.mark.usefixtures("fake_provider")
+def test_hits_without_a_chat_turn_ask_nothing_of_the_chat(user: User, project: Project) -> None:
+    # Given a claim and a file passage, and no chat turn among the hits
+    claim = ClaimFactory(user=user, statement="I keep bees on the allotment")
+    [passage] = add_passages(project, ["Bees need water in summer"])
+    fused = [(Candidate("claim", claim.pk, 0.5), 0.3), (Candidate("chunk", passage.pk, 0.4), 0.2)]
+
+    # When their hits are built
+    with CaptureQueriesContext(connection) as queries:
+        hits = _hits(fused, [c for c, _ in fused], [])
+
+    # Then only the claims' and the passages' queries ran, none of chat messages
+    assert len(queries.captured_queries) == 2
+    assert not any("chat_message" in query["sql"] for query in queries.captured_queries)
+    assert [hit.kind for hit in hits] == ["claim", "document"]

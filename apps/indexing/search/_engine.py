@@ -382,9 +382,11 @@ def _hits(
     claims = Claim.objects.only(*_CLAIM_FIELDS).in_bulk(
         [c.id for c, _ in fused if c.kind == "claim"]
     )
+    # Unordered: a chunk's default order follows its message into the chat's tables.
     chunks = (
         Chunk.objects.select_related("document")
         .only(*_CHUNK_FIELDS)
+        .order_by()
         .in_bulk([c.id for c, _ in fused if c.kind == "chunk"])
     )
     # A chat turn's words, speaker and conversation are the chat's: asked of it (DESIGN §2).
