@@ -127,7 +127,7 @@ def run(provider: str) -> dict[str, Any]:
     from apps.chat.models import Conversation, Message
     from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
     from apps.claims.services import claim_create
-    from apps.indexing.evidence import content_words, is_bare_question
+    from apps.indexing.search._evidence import content_words, is_bare_question
     from apps.indexing.services import message_index
     from bench.answers_scenario import build
 

@@ -85,6 +85,7 @@ def main() -> None:
     from django.utils import timezone
 
     from apps.accounts.models import User
+    from apps.chat.message_source import message_to_read
     from apps.chat.models import Conversation, Message
     from apps.facts.extraction import extract_facts
     from apps.facts.extraction.nlp import get_nlp
@@ -145,7 +146,9 @@ def main() -> None:
                 )
 
             wall, cpu = timed_each(
-                message, lambda m, p=project: facts_persist(project=p, message=m), args.runs
+                message,
+                lambda m, p=project: facts_persist(project=p, message=message_to_read(m)),
+                args.runs,
             )
             count = project.facts.filter(is_current=True).count()
             _django.report(f"facts_persist, {label} ({count:,} facts)", wall, PERSIST_TARGET_MS)

@@ -252,7 +252,7 @@ def ask_all(
     """Every question asked of every method; also Cairn's unfused rankings per question
     (for choosing the fusion weights) and each Cairn method's time per query."""
     from apps.indexing.embeddings import get_embedding_provider
-    from apps.indexing.search import (
+    from apps.indexing.search._engine import (
         FUSION,
         KINDS,
         _depth,
@@ -303,7 +303,7 @@ def fused_messages(rankings: object, fusion: object, messages: dict[int, str]) -
 
 
 def _depth_for(fusion: object) -> int:
-    from apps.indexing.search import _depth
+    from apps.indexing.search._engine import _depth
 
     return _depth(K, fusion)  # type: ignore[arg-type]
 
@@ -316,7 +316,7 @@ def choose_fusion(
     (differences this small are a question or two), the cheaper one — shallower lists —
     then the one nearest equal weights and RRF's usual k = 60. Vectors weigh 1 (both
     fusions are scale-free)."""
-    from apps.indexing.fusion import Fusion
+    from apps.indexing.search._fusion import Fusion
 
     tried = []
     # Rank fusion at each k; score fusion has no k (it keeps the default, unused).
@@ -460,7 +460,7 @@ def main() -> None:
     # django-q logs every inline task at INFO: thousands of lines during the import.
     logging.getLogger("django-q").setLevel(logging.WARNING)
     from apps.indexing.embeddings import get_embedding_provider
-    from apps.indexing.fusion import FUSION
+    from apps.indexing.search._fusion import FUSION
 
     corpus = corpus_load()
     model = get_embedding_provider().name

@@ -108,8 +108,8 @@ def recall_at_10(user: object, vectors: list[np.ndarray], kind: str) -> float:
     at most CAIRN_SEARCH_EXACT_ROWS rows every row compared (issue 19)."""
     from django.db import connection, transaction
 
-    from apps.indexing.search import _plan
-    from apps.indexing.search_queries import (
+    from apps.indexing.search._engine import _plan
+    from apps.indexing.search._queries import (
         compile_scopes,
         nearest,
         search_session,

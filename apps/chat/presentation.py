@@ -20,7 +20,7 @@ from apps.chat.reading import read_references
 from apps.chat.services import StoredMemoryItem
 from apps.claims.models import ClaimStatus
 from apps.claims.selectors import claim_list, claims_from_messages
-from apps.indexing.evidence import said_by, said_on
+from apps.indexing.search import said_by, said_on
 
 if TYPE_CHECKING:
     from apps.accounts.models import User

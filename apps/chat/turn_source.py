@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from django.db.models import Max, Min, Subquery
 from django.db.models.functions import Coalesce
 
-from apps.indexing.turns import TurnToIndex
+from apps.indexing.turns import TurnSaid, TurnToIndex
 
 from .models import Conversation, Message
 from .pipeline.sources import without_footer
@@ -102,6 +102,32 @@ class ChatTurnSource:
             .first()
         )
         return None if locked is None else locked.conversation.archived
+
+    def said(self, *, message_ids: Sequence[uuid.UUID | str]) -> dict[uuid.UUID, TurnSaid]:
+        messages = (
+            Message.objects.select_related("conversation")
+            .filter(pk__in=list(message_ids))
+            .only(*_SAID_FIELDS)
+        )
+        return {
+            message.pk: TurnSaid(
+                message_id=message.pk,
+                conversation_id=message.conversation_id,
+                role=message.role,
+                content=message.content,
+                status=message.status,
+                created_at=message.created_at,
+                external_source=message.conversation.external_source,
+            )
+            for message in messages
+        }
+
+
+# What a search hit shows of a turn, and no more (a search fetches its hits every time).
+_SAID_FIELDS = (
+    *("id", "conversation_id", "role", "content", "status", "created_at"),
+    *("conversation__id", "conversation__external_source"),
+)
 
 
 def _shown(message: Message | None) -> str | None:

@@ -165,6 +165,10 @@ def claim_by_number(*, user: User, number: int) -> Claim | None:
     return found.claim if found else None
 
 
+def claim_by_friendly_id(*, user: User, friendly_id: str) -> Claim | None:
+    return Claim.objects.filter(user=user, friendly_id=friendly_id).first()
+
+
 def claims_by_id(*, user: User, ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Claim]:
     """The user's claims among ``ids``, in one query; another user's id is simply absent."""
     return {claim.id: claim for claim in Claim.objects.filter(user=user, id__in=list(ids))}

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 from django.db.models import QuerySet
 
-from apps.claims.models import USABLE_STATUSES, Claim, Domain, Entity, Tag
+from apps.claims.models import USABLE_STATUSES, Claim, Domain
 from apps.claims.resolve import (
     ClaimFound,
     claim_found_by_friendly_id,
@@ -29,8 +29,10 @@ from apps.claims.selectors import (
     claims_for_domain,
     claims_for_entity,
     claims_for_tag,
+    entity_list,
     lean_claim,
     lean_claims,
+    tag_list,
 )
 
 from .models import Context
@@ -112,7 +114,7 @@ def resolve_reference(user: User, identifier: str) -> ReferenceResolution:
         note = f"@{key} is now @{alias.friendly_id}."
         return _context_result(user, identifier, label, alias, message=note)
 
-    entity = Entity.objects.filter(user=user, friendly_id=key).first()
+    entity = entity_list(user=user).filter(friendly_id=key).first()
     if entity is not None:
         return ReferenceResolution(
             identifier=identifier,
@@ -123,7 +125,7 @@ def resolve_reference(user: User, identifier: str) -> ReferenceResolution:
             claims=_lean(claims_for_entity(user=user, entity=entity)),
         )
 
-    tag = Tag.objects.filter(user=user, friendly_id=key).first()
+    tag = tag_list(user=user).filter(friendly_id=key).first()
     if tag is not None:
         return ReferenceResolution(
             identifier=identifier,

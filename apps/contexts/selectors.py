@@ -62,14 +62,23 @@ def context_find_by_name(*, user: User, name: str) -> Context | None:
     return Context.objects.get(pk=row[0]) if row else None
 
 
-_TREE_CTE = f"""
+def _tree_sql(levels: int) -> str:
+    """The one recursive query of the tree: ``tree(id, depth)``, a context (depth 1) and
+    its descendants, ``levels`` deep at most; its parameters are the context's id and its
+    owner's (every context below it is the same user's)."""
+    return f"""
     WITH RECURSIVE tree AS (
         SELECT id, 1 AS depth FROM {CTX} WHERE id = %s AND user_id = %s
         UNION ALL
         SELECT c.id, tree.depth + 1 FROM {CTX} c JOIN tree ON c.parent_id = tree.id
-        WHERE tree.depth < {MAX_CONTEXT_DEPTH}
+        WHERE tree.depth < {int(levels)}
     )
 """  # noqa: S608 - table names from the models, values as parameters
+
+
+_TREE_CTE = _tree_sql(MAX_CONTEXT_DEPTH)
+# One level deeper than a tree may be: what checks a move against the depth limit reads.
+_TREE_CHECKED = _tree_sql(MAX_CONTEXT_DEPTH + 1)
 # `= ANY(ARRAY(...))` rather than joins, twice: the planner cannot estimate a recursive
 # CTE, and guessing ~100 contexts it would hash-join against every claim of the user. An
 # array is evaluated first and probed by index, so a leaf costs a few dozen probes (0.5
@@ -109,17 +118,8 @@ def context_resolved_queryset(*, user: User, context: Context) -> QuerySet[Claim
 
 def context_descendant_ids(*, context: Context) -> list[uuid.UUID]:
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            WITH RECURSIVE tree AS (
-                SELECT id, 1 AS depth FROM {CTX} WHERE id = %s
-                UNION ALL
-                SELECT c.id, tree.depth + 1 FROM {CTX} c JOIN tree ON c.parent_id = tree.id
-                WHERE tree.depth < %s
-            ) SELECT id FROM tree
-            """,  # noqa: S608 - table names from the models, values as parameters
-            [context.pk, MAX_CONTEXT_DEPTH + 1],
-        )
+        tree = f"{_TREE_CHECKED} SELECT id FROM tree"  # noqa: S608 - SQL from code, values as parameters
+        cursor.execute(tree, [context.pk, context.user_id])
         return [row[0] for row in cursor.fetchall()]
 
 
@@ -131,17 +131,8 @@ def context_depth(*, context: Context) -> int:
 def context_subtree_height(*, context: Context) -> int:
     """Levels in the subtree rooted at ``context``: 1 for a leaf."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            WITH RECURSIVE tree AS (
-                SELECT id, 1 AS depth FROM {CTX} WHERE id = %s
-                UNION ALL
-                SELECT c.id, tree.depth + 1 FROM {CTX} c JOIN tree ON c.parent_id = tree.id
-                WHERE tree.depth <= %s
-            ) SELECT max(depth) FROM tree
-            """,  # noqa: S608 - table names from the models, values as parameters
-            [context.pk, MAX_CONTEXT_DEPTH],
-        )
+        deepest = f"{_TREE_CHECKED} SELECT max(depth) FROM tree"  # noqa: S608 - SQL from code, values as parameters
+        cursor.execute(deepest, [context.pk, context.user_id])
         row = cursor.fetchone()
     return int(row[0]) if row and row[0] else 1
 

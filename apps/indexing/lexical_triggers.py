@@ -5,8 +5,9 @@ inserted, deleted or changed (transition tables) and add or subtract their row c
 token counts and per-lexeme document frequencies, per user, project and kind, in the same
 transaction as the rows themselves. A transaction-scoped advisory lock per user orders
 concurrent writers of one account's statistics (two indexing workers would otherwise
-lock its term rows in different orders and deadlock). Migrations call these builders
-with the row shapes of their time; the SQL is plain PostgreSQL, no extension.
+lock its term rows in different orders and deadlock). The SQL is plain PostgreSQL, no
+extension; migrations carry what these build as literal text (``triggers``: what the
+database holds now, and how a change reaches it).
 
 A *source* is a ``SELECT``-list fragment over the changed row ``r`` naming
 ``project_key``, ``kind`` and ``vector``, optionally followed by a ``WHERE``.

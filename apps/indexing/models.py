@@ -236,7 +236,7 @@ class Chunk(models.Model):
         db_persist=True,
     )
     # When a chat message's words were said (its created_at, copied as user is): a question
-    # that names a time ("in March 2023") ranks the turns of that stretch (``periods``).
+    # that names a time ("in March 2023") ranks the turns of that stretch (``search._periods``).
     # A file's passages carry their document's ``dated_at`` (null when the file tells none).
     said_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -385,7 +385,7 @@ class PostingPack(models.Model):
     chunks up to the user's ``PostingPackState.through``, as big-endian arrays ordered by
     chunk (``chunk_ids`` int8, ``tfs`` int2, ``lengths`` int4, one entry per posting).
     Search reads a common term's 25,000 postings as three values instead of 25,000 index
-    entries, and scores them in NumPy (``bm25.chunk_scores``); what changed since the pack
+    entries, and scores them in NumPy (``search._bm25.chunk_scores``); what changed since the pack
     was written is read from ``ChunkPosting`` (``PostingStale``). Written only by
     ``services.postings.postings_pack``."""
 

@@ -4,20 +4,23 @@ Statement-level triggers on the chunk and claim tables read the rows a statement
 deleted or changed (transition tables, so a bulk insert or a ``COPY`` is one statement,
 not one per row) and write one posting per lexeme of each row's ``tsvector``, in the same
 transaction as the rows. An update replaces the postings of the rows whose text, window or
-project changed. Plain PostgreSQL, no extension; migrations call these builders.
+project changed. Plain PostgreSQL, no extension.
 
 Each posting table has one index, its primary key, which is also what search reads: keyed
 by user, term (and kind) then row, carrying the term frequency and length as included
 columns, so a query reads a term's postings without visiting the table, and a deleted
 row's postings are found from its own lexemes by exact probes. A second index keyed by row
 would make every write to the index twice: it cost a third of the import speed.
+
+Migrations carry the SQL these build as literal text (``triggers``: what the database holds
+now, and how a change reaches it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .lexical_triggers import LOCK_CLASS, triggers_sql
+from .lexical_triggers import LOCK_CLASS
 
 # A term frequency above this is stored as this: smallint, and BM25's saturation makes the
 # difference between 32,767 occurrences and more immaterial.
@@ -219,26 +222,4 @@ BEGIN
     RETURN NULL;
 END
 $fn$;
-"""
-
-
-FORWARD = (
-    CHUNK.primary_key_sql()
-    + CLAIM.primary_key_sql()
-    + trigger_function_sql("cairn_postings_chunk", CHUNK)
-    + trigger_function_sql("cairn_postings_claim", CLAIM)
-    + triggers_sql("indexing_chunk", "cairn_postings_chunk", "postings")
-    + triggers_sql("claims_claim", "cairn_postings_claim", "postings")
-    + CHUNK.insert("indexing_chunk")  # the rows already there
-    + CLAIM.insert("claims_claim")
-)
-BACKWARD = """
-DROP TRIGGER IF EXISTS indexing_chunk_postings_insert ON indexing_chunk;
-DROP TRIGGER IF EXISTS indexing_chunk_postings_delete ON indexing_chunk;
-DROP TRIGGER IF EXISTS indexing_chunk_postings_update ON indexing_chunk;
-DROP TRIGGER IF EXISTS claims_claim_postings_insert ON claims_claim;
-DROP TRIGGER IF EXISTS claims_claim_postings_delete ON claims_claim;
-DROP TRIGGER IF EXISTS claims_claim_postings_update ON claims_claim;
-DROP FUNCTION IF EXISTS cairn_postings_chunk();
-DROP FUNCTION IF EXISTS cairn_postings_claim();
 """

@@ -1,4 +1,5 @@
 """What the chat hands indexing about a message (DESIGN §2): a typed value, never its models.
+Search reads the turns it shows the same way (``TurnSaid``).
 
 Indexing runs in the background, by message id (ids survive the queue and its retries), so
 the chat registers a ``TurnSource`` when it starts (``ChatConfig.ready``) and indexing asks
@@ -12,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
+
+from apps.core.provided import Provided
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,6 +36,21 @@ class TurnToIndex:
     previous_message_id: uuid.UUID | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class TurnSaid:
+    """One chat message as a search hit shows it: what was said, by whom, when, in which
+    conversation (imported from ``external_source``, or Cairn's own when empty), and
+    whether the turn finished (``status``): what search's evidence rule reads."""
+
+    message_id: uuid.UUID
+    conversation_id: uuid.UUID
+    role: str
+    content: str
+    status: str
+    created_at: datetime
+    external_source: str
+
+
 class TurnSource(Protocol):
     def turn(self, *, message_id: uuid.UUID | str) -> TurnToIndex | None:
         """The message as indexing needs it, or None when it is gone."""
@@ -49,16 +67,11 @@ class TurnSource(Protocol):
     def lock_many(self, *, message_ids: Sequence[uuid.UUID | str]) -> dict[uuid.UUID, bool]:
         """``lock`` for several messages: each one still there, with its archived flag."""
 
-
-_source: TurnSource | None = None
-
-
-def turn_source_register(source: TurnSource) -> None:
-    global _source
-    _source = source
+    def said(self, *, message_ids: Sequence[uuid.UUID | str]) -> dict[uuid.UUID, TurnSaid]:
+        """The messages still there, by id, as a search hit shows them: one query for
+        all of a search's hits."""
 
 
-def turn_source() -> TurnSource:
-    if _source is None:
-        raise RuntimeError("No TurnSource registered: is apps.chat installed?")
-    return _source
+_turn_source: Provided[TurnSource] = Provided(what="TurnSource", provider="apps.chat")
+turn_source_register = _turn_source.register
+turn_source = _turn_source.get

@@ -1,7 +1,7 @@
 """What retracting a claim hides, in words (issue 28): the flash after Retract and the
 claim's page say exactly what answers no longer use — the claim, the chat turn it was taken
 from (still shown in its conversation) and the facts derived from that turn — and Restore
-brings all of it back. The hiding itself is search's rule (``apps.indexing.evidence``) and
+brings all of it back. The hiding itself is search's rule (``apps.indexing.search``) and
 ``facts_relevant``'s; this module only reads what it covers."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from django.utils.text import Truncator
 from apps.claims.models import Claim
 from apps.facts.models import ProjectFact
 from apps.facts.wording import key_words
-from apps.indexing.evidence import said_by, said_on
+from apps.indexing.search import said_by, said_on
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ import pytest
 from apps.accounts.models import User
 from apps.chat.models import Conversation, Message
 from apps.chat.pipeline.prepare import relevant_chunks
-from apps.indexing.evidence import is_bare_question
 from apps.indexing.models import Chunk
+from apps.indexing.search._evidence import is_bare_question
 from apps.indexing.services import message_index
 from apps.projects.models import Project
 from apps.projects.services import project_ensure_personal

@@ -36,7 +36,9 @@ def _said_and_taken(user: User, capture: Any) -> tuple[Message, Claim]:
     earlier = Conversation.objects.create(user=user, project=home, title="Gym")
     said = Message.objects.create(conversation=earlier, role="user", content=SAID, order=1)
     message_index(message_id=said.pk)
-    fact_store(project=home, key="user.favorites.crypto.1", value="Zcash", source_message=said)
+    fact_store(
+        project=home, key="user.favorites.crypto.1", value="Zcash", source_message_id=said.pk
+    )
     with capture(execute=True):
         claim = claim_create(
             user=user,

@@ -10,6 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from apps.accounts.models import User
+from apps.chat.message_source import message_to_read
 from apps.facts.models import FactOrigin, ProjectFact
 from apps.facts.services import fact_retract, fact_store, facts_persist
 from apps.projects.models import Project
@@ -53,7 +54,9 @@ def test_without_a_project_it_shows_personal_with_a_helpful_empty_state(
 def test_facts_are_grouped_by_topic_with_lists_in_rank_order(
     page_client: Client, project: Project, say: Say
 ) -> None:
-    facts_persist(project=project, message=say("My favorite cryptos are BTC, ETH and XMR."))
+    facts_persist(
+        project=project, message=message_to_read(say("My favorite cryptos are BTC, ETH and XMR."))
+    )
     fact_store(project=project, key="user.email", value="jane@example.com")
     fact_store(
         project=project,

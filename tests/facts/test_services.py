@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
 from apps.accounts.models import User
+from apps.chat.message_source import message_to_read
 from apps.facts.extraction import MAX_EXTRACT_CHARS
 from apps.facts.models import FactOrigin, ProjectFact
 from apps.facts.services import (
@@ -267,7 +268,7 @@ def test_concurrent_writes_of_one_key_leave_one_linear_history(user: User) -> No
 def test_a_user_message_stores_its_facts_linked_to_it(project: Project, say: Say) -> None:
     message = say("My favorite cryptos are BTC, ETH and XMR. My email is jane@example.com.")
 
-    result = facts_persist(project=project, message=message)
+    result = facts_persist(project=project, message=message_to_read(message))
 
     assert (result.stored, result.updated, result.unchanged) == (4, 0, 0)
     assert result.keys == (
@@ -285,10 +286,12 @@ def test_a_user_message_stores_its_facts_linked_to_it(project: Project, say: Say
 
 
 def test_a_later_message_updates_and_restating_is_unchanged(project: Project, say: Say) -> None:
-    facts_persist(project=project, message=say("My favorite cryptos are BTC, ETH and XMR."))
+    facts_persist(
+        project=project, message=message_to_read(say("My favorite cryptos are BTC, ETH and XMR."))
+    )
 
     result = facts_persist(
-        project=project, message=say("my #2 crypto is SOL and my #1 crypto is BTC")
+        project=project, message=message_to_read(say("my #2 crypto is SOL and my #1 crypto is BTC"))
     )
 
     assert (result.stored, result.updated, result.unchanged) == (0, 1, 1)
@@ -298,9 +301,9 @@ def test_a_later_message_updates_and_restating_is_unchanged(project: Project, sa
 
 def test_persisting_the_same_message_twice_changes_nothing(project: Project, say: Say) -> None:
     message = say("My favorite cryptos are BTC and ETH.")
-    facts_persist(project=project, message=message)
+    facts_persist(project=project, message=message_to_read(message))
 
-    again = facts_persist(project=project, message=message)
+    again = facts_persist(project=project, message=message_to_read(message))
 
     assert (again.stored, again.updated, again.unchanged, again.keys) == (0, 0, 2, ())
     assert ProjectFact.objects.filter(project=project).count() == 2
@@ -310,7 +313,7 @@ def test_assistant_messages_are_never_read(project: Project, say: Say) -> None:
     message = say("Your #1 crypto is BTC, and my email is bot@example.com.", role="assistant")
 
     with pytest.raises(ValueError, match="user messages"):
-        facts_persist(project=project, message=message)
+        facts_persist(project=project, message=message_to_read(message))
     assert not ProjectFact.objects.exists()
 
 
@@ -318,7 +321,7 @@ def test_a_message_of_another_project_is_refused(user: User, say: Say) -> None:
     elsewhere = ProjectFactory(owner=user, name="Elsewhere")
 
     with pytest.raises(ValueError, match="another project"):
-        facts_persist(project=elsewhere, message=say("my email is a@b.io"))
+        facts_persist(project=elsewhere, message=message_to_read(say("my email is a@b.io")))
 
 
 def test_an_ambiguous_list_stores_nothing_and_names_the_candidates(
@@ -328,14 +331,16 @@ def test_an_ambiguous_list_stores_nothing_and_names_the_candidates(
     fact_store(project=project, key="user.favorites.color.1", value="blue")
     message = say("my #2 is SOL, and my email is a@b.io")
 
-    result = facts_persist(project=project, message=message)
+    result = facts_persist(project=project, message=message_to_read(message))
 
     assert result.ambiguous_topics == ("color", "crypto")
     assert (result.stored, result.updated, result.keys) == (0, 0, ())
     assert result.rank_spans == ((3, 5),)
     assert set(current(project)) == {"user.favorites.crypto.1", "user.favorites.color.1"}
 
-    answered = facts_persist(project=project, message=message, explicit_topic="crypto")
+    answered = facts_persist(
+        project=project, message=message_to_read(message), explicit_topic="crypto"
+    )
 
     assert answered.keys == ("user.favorites.crypto.2", "user.email")
 
@@ -344,9 +349,9 @@ def test_the_conversation_s_last_list_resolves_an_implicit_topic(
     project: Project, say: Say
 ) -> None:
     fact_store(project=project, key="user.favorites.color.1", value="blue")
-    facts_persist(project=project, message=say("My favorite crypto is BTC"))
+    facts_persist(project=project, message=message_to_read(say("My favorite crypto is BTC")))
 
-    result = facts_persist(project=project, message=say("my #2 is ETH"))
+    result = facts_persist(project=project, message=message_to_read(say("my #2 is ETH")))
 
     assert result.keys == ("user.favorites.crypto.2",)
 
@@ -354,7 +359,7 @@ def test_the_conversation_s_last_list_resolves_an_implicit_topic(
 def test_relative_dates_resolve_against_the_message_time(project: Project, say: Say) -> None:
     message = say("My exam is tomorrow.", at=datetime(2025, 6, 11, 10, 0, tzinfo=UTC))
 
-    facts_persist(project=project, message=message)
+    facts_persist(project=project, message=message_to_read(message))
 
     assert current(project) == {"user.dates.exam": "2025-06-12"}
     fact = ProjectFact.objects.get(project=project)
@@ -363,9 +368,11 @@ def test_relative_dates_resolve_against_the_message_time(project: Project, say: 
 
 def test_a_given_recent_topic_wins_over_the_conversation_s(project: Project, say: Say) -> None:
     fact_store(project=project, key="user.favorites.color.1", value="blue")
-    facts_persist(project=project, message=say("My favorite crypto is BTC"))
+    facts_persist(project=project, message=message_to_read(say("My favorite crypto is BTC")))
 
-    result = facts_persist(project=project, message=say("my #2 is red"), recent_topic="color")
+    result = facts_persist(
+        project=project, message=message_to_read(say("my #2 is red")), recent_topic="color"
+    )
 
     assert result.keys == ("user.favorites.color.2",)
 
@@ -376,7 +383,7 @@ def test_chit_chat_stores_nothing_and_costs_no_query(
     message = say("thanks, that was helpful!")
 
     with django_assert_num_queries(0):
-        result = facts_persist(project=project, message=message)
+        result = facts_persist(project=project, message=message_to_read(message))
 
     assert (result.stored, result.updated, result.keys, result.ambiguous_topics) == (0, 0, (), ())
 
@@ -389,7 +396,7 @@ def test_a_100_kb_message_is_read_up_to_the_documented_limit(project: Project, s
     text += "my email is late@example.com"
     assert len(text) > 100_000 > MAX_EXTRACT_CHARS
 
-    result = facts_persist(project=project, message=say(text))
+    result = facts_persist(project=project, message=message_to_read(say(text)))
 
     assert result.truncated
     assert current(project) == {"user.favorites.crypto.1": "XMR"}
@@ -408,7 +415,7 @@ def test_a_100_kb_message_is_read_up_to_the_documented_limit(project: Project, s
     ],
 )
 def test_unicode_emoji_and_rtl_never_crash(project: Project, say: Say, text: str) -> None:
-    result = facts_persist(project=project, message=say(text.replace("\x00", "")))
+    result = facts_persist(project=project, message=message_to_read(say(text.replace("\x00", ""))))
 
     assert result.stored == len(current(project))
 
@@ -477,7 +484,7 @@ def test_a_value_named_in_the_question_brings_its_list(stocked: Project) -> None
 
 def test_facts_the_message_just_stored_are_not_retrieved(project: Project, say: Say) -> None:
     message = say("My favorite cryptos are BTC, ETH and XMR. My email is jane@example.com.")
-    facts_persist(project=project, message=message)
+    facts_persist(project=project, message=message_to_read(message))
 
     assert relevant_keys(project, message.content, exclude_message=message) == ([], 0)
     # Without the exclusion the same turn would "retrieve" its own two topics.
@@ -485,9 +492,11 @@ def test_facts_the_message_just_stored_are_not_retrieved(project: Project, say: 
 
 
 def test_facts_earlier_messages_stored_are_still_retrieved(project: Project, say: Say) -> None:
-    facts_persist(project=project, message=say("My favorite cryptos are BTC, ETH and XMR."))
+    facts_persist(
+        project=project, message=message_to_read(say("My favorite cryptos are BTC, ETH and XMR."))
+    )
     message = say("my #1 crypto is SOL now")
-    facts_persist(project=project, message=message)
+    facts_persist(project=project, message=message_to_read(message))
 
     keys, count = relevant_keys(project, message.content, exclude_message=message)
 

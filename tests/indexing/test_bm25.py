@@ -15,7 +15,6 @@ import pytest
 from django.db import connection
 
 from apps.accounts.models import User
-from apps.indexing.bm25 import K1, B, Collection
 from apps.indexing.models import (
     Chunk,
     ChunkPosting,
@@ -26,7 +25,8 @@ from apps.indexing.models import (
     Source,
 )
 from apps.indexing.search import hybrid_search, text_search
-from apps.indexing.search_queries import VectorPlan, vector_plan
+from apps.indexing.search._bm25 import K1, B, Collection
+from apps.indexing.search._queries import VectorPlan, vector_plan
 from apps.indexing.services import message_index, messages_index
 from apps.projects.models import Project
 from apps.projects.services import project_create

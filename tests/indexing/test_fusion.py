@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from apps.indexing.fusion import Fusion, Rankings, fuse, fuse_scores
-from apps.indexing.search_queries import Candidate
+from apps.indexing.search._fusion import Fusion, Rankings, fuse, fuse_scores
+from apps.indexing.search._queries import Candidate
 
 
 def ranking(*values: float, kind: str = "chunk", first_id: int = 1) -> list[Candidate]:

@@ -1,4 +1,4 @@
-"""Reading the stretch of time a question names (``apps.indexing.periods``)."""
+"""Reading the stretch of time a question names (``apps.indexing.search._periods``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from apps.indexing.periods import period_named
+from apps.indexing.search._periods import period_named
 
 # A Wednesday.
 NOW = datetime(2026, 11, 25, 15, 30, tzinfo=UTC)

@@ -19,8 +19,8 @@ from django.db import connection
 from django.test import override_settings
 
 from apps.accounts.models import User
-from apps.indexing.bm25 import _summed
 from apps.indexing.models import Chunk, ChunkPosting, PostingPack, PostingPackState, PostingStale
+from apps.indexing.search._bm25 import _summed
 from apps.indexing.services.postings import PackingAbandoned, postings_pack, postings_pack_due
 from apps.projects.models import Project
 from apps.projects.services import project_create

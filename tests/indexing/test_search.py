@@ -14,10 +14,10 @@ from apps.accounts.models import User
 from apps.chat.services import conversation_set_archived
 from apps.claims.models import ClaimStatus
 from apps.indexing.embeddings import EmbeddingProvider
-from apps.indexing.fusion import FUSION
 from apps.indexing.models import Chunk
 from apps.indexing.search import hybrid_search, text_search, vector_search
-from apps.indexing.search_queries import search_session
+from apps.indexing.search._fusion import FUSION
+from apps.indexing.search._queries import search_session
 from apps.indexing.services import documents_upload, message_index
 from apps.projects.models import Project
 from apps.projects.services import project_create
@@ -298,7 +298,7 @@ def test_text_rankings_run_beside_with_the_same_results(
     embeds and searches by vector; the hits are those of running everything here."""
     import threading
 
-    from apps.indexing import search
+    from apps.indexing.search import _engine as search
 
     index_files(project, committed, **{"trip.md": TRIP, "garden.txt": GARDEN})
     settings.CAIRN_BESIDE_THREADS = 0  # type: ignore[attr-defined]

@@ -1,4 +1,5 @@
-"""A search's hits are fetched in two queries whatever their kinds, with every field a hit
+"""A search's hits are fetched in three queries whatever their kinds — claims, passages,
+and the chat turns' words asked of the chat (``TurnSource.said``) — with every field a hit
 shows (only those columns are read: a deferred one touched later would cost a query per
 hit)."""
 
@@ -10,8 +11,8 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.accounts.models import User
 from apps.indexing.models import Chunk
-from apps.indexing.search import _hits
-from apps.indexing.search_queries import Candidate
+from apps.indexing.search._engine import _hits
+from apps.indexing.search._queries import Candidate
 from apps.indexing.services import message_index
 from apps.projects.models import Project
 from tests.indexing.conftest import conversation_with
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.usefixtures("fake_provider")
-def test_hits_of_every_kind_come_in_two_queries(user: User, project: Project) -> None:
+def test_hits_of_every_kind_come_in_three_queries(user: User, project: Project) -> None:
     # Given a claim, a file passage and a chat turn
     claim = ClaimFactory(user=user, statement="I keep bees on the allotment")
     [passage] = add_passages(project, ["Bees need water in summer"])
@@ -39,8 +40,14 @@ def test_hits_of_every_kind_come_in_two_queries(user: User, project: Project) ->
     with CaptureQueriesContext(connection) as queries:
         hits = _hits(fused, [c for c, _ in fused], [])
 
-    # Then two queries fetched everything the hits show
-    assert len(queries.captured_queries) == 2
+    # Then three queries fetched everything the hits show, only the chat's own touching
+    # its messages
+    assert len(queries.captured_queries) == 3
+    assert ["chat_message" in query["sql"] for query in queries.captured_queries] == [
+        False,
+        False,
+        True,
+    ]
     assert [hit.kind for hit in hits] == ["claim", "document", "message"]
     assert hits[0].title == f"#{claim.number}"
     assert hits[0].text == claim.statement
@@ -50,3 +57,20 @@ def test_hits_of_every_kind_come_in_two_queries(user: User, project: Project) ->
     assert hits[2].title.startswith("You, ")  # who said it, when (issue 28)
     assert hits[2].conversation_id == message.conversation_id
     assert hits[2].created_at == message.created_at
+
+
+@pytest.mark.usefixtures("fake_provider")
+def test_hits_without_a_chat_turn_ask_nothing_of_the_chat(user: User, project: Project) -> None:
+    # Given a claim and a file passage, and no chat turn among the hits
+    claim = ClaimFactory(user=user, statement="I keep bees on the allotment")
+    [passage] = add_passages(project, ["Bees need water in summer"])
+    fused = [(Candidate("claim", claim.pk, 0.5), 0.3), (Candidate("chunk", passage.pk, 0.4), 0.2)]
+
+    # When their hits are built
+    with CaptureQueriesContext(connection) as queries:
+        hits = _hits(fused, [c for c, _ in fused], [])
+
+    # Then only the claims' and the passages' queries ran, none of chat messages
+    assert len(queries.captured_queries) == 2
+    assert not any("chat_message" in query["sql"] for query in queries.captured_queries)
+    assert [hit.kind for hit in hits] == ["claim", "document"]

@@ -13,8 +13,8 @@ from apps.accounts.models import User
 from apps.chat.models import Message
 from apps.chat.services import conversation_set_archived
 from apps.indexing.models import Chunk
-from apps.indexing.search import KINDS, hybrid_rankings, hybrid_search
-from apps.indexing.search_queries import compile_scopes, period_plan, user_chunks
+from apps.indexing.search._engine import KINDS, hybrid_rankings, hybrid_search
+from apps.indexing.search._queries import compile_scopes, period_plan, user_chunks
 from apps.indexing.services import documents_upload, message_index, messages_index
 from apps.projects.models import Project
 from apps.projects.services import project_create, project_ensure_personal
@@ -186,7 +186,7 @@ def test_a_period_searched_beside_finds_what_it_finds_here(
     to the user (and the project) as when everything runs here."""
     import threading
 
-    from apps.indexing import search
+    from apps.indexing.search import _engine as search
 
     _, bike, _ = said(user, project, PURCHASES)
     said(user, project_create(owner=user, name="Elsewhere"), [PURCHASES[1]])

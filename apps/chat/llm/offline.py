@@ -38,6 +38,7 @@ from apps.chat.llm.types import (
     ToolSpec,
     Usage,
 )
+from apps.core.words import STOP_WORDS
 
 OFFLINE_MODEL = "offline"
 _REMEMBER = re.compile(
@@ -52,14 +53,6 @@ _WORD = re.compile(r"[a-z0-9]+")
 # and whitespace.
 _SENTENCE_BREAK = re.compile("[.!?\u2026][\"'\u201d\u2019)\\]]*\\s+")
 _PIECE = re.compile(r"\S+\s*|\s+")
-_STOPWORDS = frozenset(
-    {
-        *("the", "and", "for", "are", "was", "were", "what", "when", "where", "which"),
-        *("who", "why", "how", "does", "did", "you", "your", "with", "that", "this"),
-        *("from", "have", "has", "had", "about", "tell", "know", "any", "all", "can"),
-        *("could", "would", "should", "mine"),
-    }
-)
 _EXCERPT_CHARS = 220
 # A source that shares no word with the question is still shown when its meaning is this
 # close (cosine); the pipeline's cite threshold has already dropped the distant ones.
@@ -416,7 +409,7 @@ def _quote(text: str, terms: set[str]) -> str:
 
 
 def _terms(text: str) -> set[str]:
-    words = (w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOPWORDS)
+    words = (w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in STOP_WORDS)
     return {_stem(word) for word in words}
 
 

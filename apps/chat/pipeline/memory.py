@@ -26,7 +26,6 @@ from apps.claims.selectors import (
     lean_claims,
 )
 from apps.contexts.references import ReferenceResolution
-from apps.indexing import evidence
 from apps.indexing import search as index_search
 from apps.indexing.embeddings import Vector
 
@@ -62,7 +61,9 @@ def auto_claims(
     # Relevant as any source is (issue 28): a clear word match, or a close meaning.
     relevant = [
         hit
-        for hit in evidence.relevant(hits, question=query, threshold=settings.CAIRN_CITE_THRESHOLD)
+        for hit in index_search.relevant(
+            hits, question=query, threshold=settings.CAIRN_CITE_THRESHOLD
+        )
         if hit.claim_id
     ]
     claims = claims_usable_lean(user=user, ids=[hit.claim_id for hit in relevant])  # type: ignore[misc]
@@ -81,12 +82,12 @@ def waiting_claims(
         conversation_id=conversation.pk,
         vector=None if query_vector is None else [float(x) for x in query_vector],
     )
-    wanted = evidence.content_words(query)
+    wanted = index_search.content_words(query)
     return [
         (claim, similarity)
         for claim, similarity in claims
         if (similarity is not None and similarity >= settings.CAIRN_CITE_THRESHOLD)
-        or evidence.covers(wanted, claim.statement) >= evidence.WORD_COVER_SHARE
+        or index_search.covers(wanted, claim.statement) >= index_search.WORD_COVER_SHARE
     ]
 
 

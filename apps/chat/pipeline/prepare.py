@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from apps.chat.error_codes import ErrorCode
 from apps.chat.llm import ChatTurn
+from apps.chat.message_source import message_to_read
 from apps.chat.models import Conversation, Message
 from apps.chat.pipeline.prompt import ChunkLine, FactLine, MemoryLine, build_system_prompt
 from apps.chat.pipeline.sources import SourceRegistry
@@ -37,9 +38,7 @@ from apps.indexing import embeddings
 from apps.indexing import search as index_search
 from apps.indexing import services as indexing_services
 from apps.indexing.embeddings import Vector
-from apps.indexing.evidence import hidden_message_ids
-from apps.indexing.quoting import quotable
-from apps.indexing.search import SearchHit
+from apps.indexing.search import SearchHit, hidden_message_ids, quotable
 
 from .lists import list_sections
 from .memory import gather_memory
@@ -118,7 +117,9 @@ def persist_facts(
     try:
         # Through the module: a test (or a fault drill) may swap the function.
         result = facts_services.facts_persist(
-            project=conversation.project, message=message, explicit_topic=request.fact_topic
+            project=conversation.project,
+            message=message_to_read(message),
+            explicit_topic=request.fact_topic,
         )
     except Exception:  # a facts failure must not cost the user their answer
         logger.exception("facts_persist failed for message %s", message.id)
@@ -204,7 +205,7 @@ def relevant_chunks(
     query_vector: Vector | None = None,
 ) -> list[SearchHit]:
     """Passages of files and past chats relevant enough to be cited, and only those that
-    are evidence (``apps.indexing.evidence``, issue 28): never Cairn's own answers, a bare
+    are evidence (``apps.indexing.search``, issue 28): never Cairn's own answers, a bare
     question of the user's or a forgotten turn, nor the turns the model already has as
     this conversation's history. Chat passages are titled by who said them and when."""
     recent = [

@@ -26,7 +26,7 @@ from uuid import UUID
 from apps.chat.llm.types import HELD_BACK, SourceItem
 
 # One footer mark, shared with the quoting that strips it from quoted text (issue 28).
-from apps.indexing.quoting import FOOTER_MARK, without_footer  # noqa: F401 - re-exported
+from apps.indexing.search import FOOTER_MARK, without_footer  # noqa: F401 - re-exported
 
 DEFAULT_CITE_THRESHOLD = 0.3
 

@@ -270,7 +270,7 @@ def claim_update(
 
 def claim_retract(*, claim: Claim) -> Claim:
     """The claim leaves every answer — and so does the chat turn it was taken from
-    (``apps.indexing.evidence``); ``claim_restore`` undoes it, pin and all."""
+    (``apps.indexing.search``); ``claim_restore`` undoes it, pin and all."""
     metadata = {
         **claim.metadata,
         "retracted_at": timezone.now().isoformat(),

@@ -25,21 +25,20 @@ import calendar
 import re
 from datetime import date, datetime, timedelta
 
+from apps.core.dates import (
+    FULL_MONTH_WORD,
+    MONTH_WORD,
+    WEEKDAYS,
+    add_months,
+    month_number,
+    month_year,
+)
+
 from .keys import labelled_key, mention_key
 from .labels import label_before
 from .text import SpanIndex
 from .types import ExtractedFact, ValueType
 
-# fmt: off
-MONTHS = {
-    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
-    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
-    "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12,
-    "dec": 12,
-}
-# fmt: on
-_FULL_MONTHS = [m for m in MONTHS if len(m) > 3 or m == "may"]
-WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 # fmt: off
 _COUNTS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -48,8 +47,6 @@ _COUNTS = {
 }
 # fmt: on
 
-_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
-_FULL_MONTH = "|".join(sorted(_FULL_MONTHS, key=len, reverse=True))
 _WEEKDAY = "|".join(WEEKDAYS)
 _COUNT = r"\d{1,3}|a\s+couple(?:\s+of)?|an?|" + "|".join(
     w for w in _COUNTS if w.isalpha() and len(w) > 2
@@ -59,14 +56,14 @@ _UNIT = r"days?|weeks?|months?|years?"
 DATE = re.compile(
     rf"(?P<iso>\b\d{{4}}-\d{{2}}-\d{{2}}\b)"
     rf"|(?P<slash>\b\d{{1,2}}/\d{{1,2}}/\d{{4}}\b)"
-    rf"|\b(?P<mdy_m>{_MONTH})\.?\s+(?P<mdy_d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<mdy_y>\d{{4}})\b)?"
-    rf"|\b(?P<dmy_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dmy_m>{_MONTH})\b\.?"
+    rf"|\b(?P<mdy_m>{MONTH_WORD})\.?\s+(?P<mdy_d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<mdy_y>\d{{4}})\b)?"
+    rf"|\b(?P<dmy_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dmy_m>{MONTH_WORD})\b\.?"
     rf"(?:,?\s+(?P<dmy_y>\d{{4}})\b)?"
-    rf"|\b(?P<my_m>{_FULL_MONTH})\s+(?P<my_y>\d{{4}})\b"
+    rf"|\b(?P<my_m>{FULL_MONTH_WORD})\s+(?P<my_y>\d{{4}})\b"
     rf"|\b(?P<word>the\s+day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|today|tonight"
     rf"|tomorrow|yesterday)\b"
     rf"|\b(?P<wd_dir>next|this\s+coming|this|coming|last|past)\s+(?P<wd>{_WEEKDAY})\b"
-    rf"|\b(?P<m_dir>next|this|last|past)\s+(?P<m_name>{_FULL_MONTH})\b"
+    rf"|\b(?P<m_dir>next|this|last|past)\s+(?P<m_name>{FULL_MONTH_WORD})\b"
     rf"|\b(?P<u_dir>next|last|past)\s+(?P<u_unit>month|year)\b"
     rf"|\bin\s+(?P<in_n>{_COUNT})\s+(?P<in_unit>{_UNIT})\b"
     rf"|\b(?P<ago_n>{_COUNT})\s+(?P<ago_unit>{_UNIT})\s+(?P<ago_dir>ago|from\s+now|later)\b",
@@ -76,19 +73,13 @@ _BORN = re.compile(r"\bi\s+was\s+born\s+(?:on\s+|in\s+)?$", re.IGNORECASE)
 _UNSTORED_BARE = frozenset({"today", "tonight"})
 
 
-def _add_months(day: date, months: int) -> date:
-    month_index = day.month - 1 + months
-    year, month = day.year + month_index // 12, month_index % 12 + 1
-    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
-
-
 def _shift(today: date, count: int, unit: str) -> date:
     unit = unit.lower().rstrip("s")
     if unit == "day":
         return today + timedelta(days=count)
     if unit == "week":
         return today + timedelta(weeks=count)
-    return _add_months(today, count * (12 if unit == "year" else 1))
+    return add_months(today, count * (12 if unit == "year" else 1))
 
 
 def _count(raw: str) -> int:
@@ -107,14 +98,14 @@ def _resolve(m: re.Match[str], today: date) -> str | None:
             return date(year, month, day).isoformat()
         if g["mdy_m"]:
             year = int(g["mdy_y"]) if g["mdy_y"] else today.year
-            return date(year, MONTHS[g["mdy_m"].lower()], int(g["mdy_d"])).isoformat()
+            return date(year, month_number(g["mdy_m"]), int(g["mdy_d"])).isoformat()
         if g["dmy_m"]:
             year = int(g["dmy_y"]) if g["dmy_y"] else today.year
-            return date(year, MONTHS[g["dmy_m"].lower()], int(g["dmy_d"])).isoformat()
+            return date(year, month_number(g["dmy_m"]), int(g["dmy_d"])).isoformat()
     except ValueError:  # "February 30", "13/13/2025": not a date
         return None
     if g["my_m"]:
-        return f"{int(g['my_y']):04d}-{MONTHS[g['my_m'].lower()]:02d}"
+        return f"{int(g['my_y']):04d}-{month_number(g['my_m']):02d}"
     if g["word"]:
         word = re.sub(r"\s+", " ", g["word"].lower())
         offset = {
@@ -127,12 +118,13 @@ def _resolve(m: re.Match[str], today: date) -> str | None:
     if g["wd"]:
         return _weekday(today, WEEKDAYS.index(g["wd"].lower()), g["wd_dir"].lower()).isoformat()
     if g["m_name"]:
-        return _month(today, MONTHS[g["m_name"].lower()], g["m_dir"].lower())
+        month = month_number(g["m_name"])
+        return f"{month_year(today, month, g['m_dir'].lower()):04d}-{month:02d}"
     if g["u_unit"]:
         step = 1 if g["u_dir"].lower() == "next" else -1
         if g["u_unit"].lower() == "year":
             return f"{today.year + step:04d}"
-        return _add_months(today.replace(day=1), step).isoformat()[:7]
+        return add_months(today.replace(day=1), step).isoformat()[:7]
     if g["in_n"]:
         return _shift(today, _count(g["in_n"]), g["in_unit"]).isoformat()
     sign = -1 if g["ago_dir"].lower() == "ago" else 1
@@ -146,15 +138,6 @@ def _weekday(today: date, weekday: int, direction: str) -> date:
     if direction.startswith("this") and "coming" not in direction:
         return today + timedelta(days=ahead)
     return today + timedelta(days=ahead or 7)
-
-
-def _month(today: date, month: int, direction: str) -> str:
-    year = today.year
-    if direction in ("last", "past"):
-        year = today.year if month < today.month else today.year - 1
-    elif direction == "next":
-        year = today.year if month > today.month else today.year + 1
-    return f"{year:04d}-{month:02d}"
 
 
 def find_dates(text: str, claimed: SpanIndex, now: datetime) -> list[ExtractedFact]:

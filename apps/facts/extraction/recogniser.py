@@ -14,7 +14,8 @@ from bisect import bisect_right
 
 from spacy.language import Language
 
-from .dates import MONTHS, WEEKDAYS
+from apps.core.dates import MONTHS, WEEKDAYS
+
 from .nlp import exclusive, has_recogniser
 from .text import APOS, SpanIndex, is_assertion, sentence_bounds
 from .types import Span

@@ -8,22 +8,19 @@ estimate. Long messages are read up to ``MAX_EXTRACT_CHARS`` (20,000 characters;
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
-from django.db.models import BooleanField, Value
 from django.utils import timezone
 
 from apps.facts.extraction import MAX_EXTRACT_CHARS, ExtractedFact, Span, extract_facts
 from apps.facts.extraction.ranked import find_ranked
+from apps.facts.messages import MessageToRead, message_source
 from apps.facts.models import FactOrigin, ProjectFact
 from apps.projects.models import Project
 
 from .store import FactWrite, facts_store_many, prepare_write
-
-if TYPE_CHECKING:
-    from apps.chat.models import Message
 
 logger = logging.getLogger(__name__)
 
@@ -56,22 +53,23 @@ class FactsPersistResult:
 def facts_persist(
     *,
     project: Project,
-    message: Message,
+    message: MessageToRead,
     recent_topic: str | None = None,
     explicit_topic: str | None = None,
 ) -> FactsPersistResult:
-    """Extract the facts ``message`` states and store them in ``project``, in one transaction.
+    """Extract the facts the message states and store them in ``project``, in one
+    transaction. The chat hands the message over as a typed value (``facts.messages``).
 
     Only a user message is read: an assistant's text is never a source of facts (a
     ``ValueError`` says so), and the message must belong to a conversation of
     ``project``. Relative dates resolve against the message's local time. Topic
     resolution gets the project's existing ranked lists and ``recent_topic``: given, or
     else the list this conversation's messages updated last. Every stored row links back
-    to ``message``.
+    to the message.
     """
     if message.role != "user":
         raise ValueError("facts are extracted from user messages only")
-    if message.conversation.project_id != project.pk:
+    if message.project_id != project.pk:
         raise ValueError("the message belongs to another project's conversation")
     topics, recent = _topic_context(project, message, recent_topic)
     extraction = extract_facts(
@@ -103,7 +101,7 @@ def facts_persist(
         project=project,
         writes=writes,
         origin=FactOrigin.EXTRACTED,
-        source_message=message,
+        source_message_id=message.message_id,
         effective_at=message.created_at,
     )
     written = [r for r in results if r.outcome != "unchanged"]
@@ -138,36 +136,41 @@ def _as_write(fact: ExtractedFact) -> FactWrite | None:
 
 
 def _topic_context(
-    project: Project, message: Message, recent_topic: str | None
+    project: Project, message: MessageToRead, recent_topic: str | None
 ) -> tuple[list[str], str | None]:
     """The project's ranked lists and the conversation's recent one, for topic resolution.
 
     Only ranked items use them, so a message without any ("thanks!", "my email is …",
     most of a chat) skips the query: ``find_ranked`` is the extractor's own first step and
-    costs a fraction of a millisecond. Otherwise one query answers both: the distinct
-    topics of the current ranked rows, and the topic of the ranked row written last from
-    an earlier message of this conversation (unless the caller knows ``recent_topic``).
+    costs a fraction of a millisecond. Otherwise: the distinct topics of the current
+    ranked rows, and the topic of the ranked row written last from another message of this
+    conversation (unless the caller knows ``recent_topic``).
     """
     if not find_ranked(message.content[:MAX_EXTRACT_CHARS]).candidates:
         return [], recent_topic
-    lists = (
-        ProjectFact.objects.filter(project=project, is_current=True, rank__isnull=False)
-        .order_by()
-        .values_list("topic", Value(False, output_field=BooleanField()))
-        .distinct()
+    lists = sorted(
+        set(
+            ProjectFact.objects.filter(project=project, is_current=True, rank__isnull=False)
+            .order_by()
+            .values_list("topic", flat=True)
+            .distinct()
+        )
     )
     if recent_topic is not None:
-        return [topic for topic, _ in lists], recent_topic
-    # Through the conversation's messages: it belongs to the project (checked by the
-    # caller), and this walks its few messages rather than a large project's facts.
-    last = (
-        ProjectFact.objects.filter(
-            source_message__conversation_id=message.conversation_id, rank__isnull=False
-        )
-        .exclude(source_message=message)
-        .order_by("-source_message__order", "-span_start")
-        .values_list("topic", Value(True, output_field=BooleanField()))[:1]
+        return lists, recent_topic
+    # Through the conversation's messages (the chat's, asked of it): the conversation
+    # belongs to the project (checked by the caller), and its few messages are fewer
+    # than a large project's facts.
+    ids = message_source().conversation_message_ids(conversation_id=message.conversation_id)
+    order = {message_id: index for index, message_id in enumerate(ids)}
+    rows = (
+        ProjectFact.objects.filter(source_message_id__in=list(order), rank__isnull=False)
+        .exclude(source_message_id=message.message_id)
+        .values_list("topic", "source_message_id", "span_start")
     )
-    rows = list(lists.union(last, all=True))
-    recent = next((topic for topic, is_recent in rows if is_recent), None)
-    return sorted({topic for topic, is_recent in rows if not is_recent}), recent
+    # The latest message first, and in it the latest statement (no span: first, as
+    # PostgreSQL sorts a NULL in a descending order).
+    last = max(
+        rows, key=lambda row: (order[row[1]], math.inf if row[2] is None else row[2]), default=None
+    )
+    return lists, (last[0] if last else None)

@@ -18,10 +18,11 @@ again is *stored* (nothing is current) and the new row supersedes the retracted 
 from __future__ import annotations
 
 import hashlib
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
@@ -31,9 +32,6 @@ from apps.facts.models import FactOrigin, FactValueType, ProjectFact
 from apps.projects.models import Project
 
 from .values import key_topic, normalize_key, normalize_value
-
-if TYPE_CHECKING:
-    from apps.chat.models import Message
 
 WriteOutcome = Literal["stored", "updated", "unchanged"]
 MAX_RANK = 100_000
@@ -96,7 +94,7 @@ def fact_store(
     origin: str = FactOrigin.MANUAL,
     origin_token_name: str = "",
     confidence: float = 1.0,
-    source_message: Message | None = None,
+    source_message_id: uuid.UUID | None = None,
     effective_at: datetime | None = None,
 ) -> FactWriteResult:
     """Write one key of ``project``: *stored* when nothing is current, *updated* when the
@@ -108,7 +106,7 @@ def fact_store(
         writes=[write],
         origin=origin,
         origin_token_name=origin_token_name,
-        source_message=source_message,
+        source_message_id=source_message_id,
         effective_at=effective_at,
     )
     return result
@@ -120,7 +118,7 @@ def facts_store_many(
     writes: Sequence[FactWrite],
     origin: str,
     origin_token_name: str = "",
-    source_message: Message | None = None,
+    source_message_id: uuid.UUID | None = None,
     effective_at: datetime | None = None,
 ) -> list[FactWriteResult]:
     """Write several distinct keys at once, atomically; results follow ``writes``' order.
@@ -138,7 +136,7 @@ def facts_store_many(
         try:
             with transaction.atomic():
                 return _write_batch(
-                    project, writes, (origin, origin_token_name[:100]), source_message, when
+                    project, writes, (origin, origin_token_name[:100]), source_message_id, when
                 )
         except IntegrityError:
             if attempt == _ATTEMPTS - 1:
@@ -150,7 +148,7 @@ def _write_batch(
     project: Project,
     writes: Sequence[FactWrite],
     provenance: tuple[str, str],
-    source_message: Message | None,
+    source_message_id: uuid.UUID | None,
     when: datetime,
 ) -> list[FactWriteResult]:
     keys = [w.key for w in writes]
@@ -175,7 +173,7 @@ def _write_batch(
         # still supersedes the retracted head, keeping the key's history one chain.
         row = _new_row(project, write, head)
         row.origin, row.origin_token_name = provenance  # the origin and the token's name
-        row.source_message, row.effective_at = source_message, when
+        row.source_message_id, row.effective_at = source_message_id, when
         planned.append(("updated" if current else "stored", row))
     if retire:
         ProjectFact.objects.filter(pk__in=[row.pk for row in retire]).update(is_current=False)

@@ -8,10 +8,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ..bm25 import QUERY_MAX_CHARS
 from ..explain import explain_document, reindex_refusal
 from ..models import Document, Source
-from ..search import KINDS, MAX_K
+from ..search import KINDS, MAX_K, QUERY_MAX_CHARS
 
 
 class ProgressSerializer(serializers.Serializer):

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from django.utils import timezone as django_timezone
 
-from ..periods import period_named
+from ..search import period_named
 
 # The head of a file: its header lines, a letter's date line, a note's title.
 HEAD_CHARS = 600

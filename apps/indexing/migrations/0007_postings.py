@@ -2,7 +2,71 @@
 
 from django.db import migrations, models
 
-from apps.indexing.posting_triggers import BACKWARD, FORWARD
+# The SQL as this migration installs it, frozen here (issue 27): it was built by calling
+# apps/indexing/posting_triggers.py, so editing a builder changed what this migration did on a
+# fresh database. The builders now write the SQL of the next migration, and
+# tests/indexing/test_migration_sql.py checks the database holds what they build.
+FORWARD = """ALTER TABLE indexing_chunk_posting DROP CONSTRAINT indexing_chunk_posting_pkey, ADD CONSTRAINT indexing_chunk_posting_pkey PRIMARY KEY (user_id, term, kind, chunk_id) INCLUDE (project_id, tf, length);ALTER TABLE indexing_claim_posting DROP CONSTRAINT indexing_claim_posting_pkey, ADD CONSTRAINT indexing_claim_posting_pkey PRIMARY KEY (user_id, term, claim_id) INCLUDE (tf, length);
+CREATE OR REPLACE FUNCTION cairn_postings_chunk() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO indexing_chunk_posting (user_id, term, kind, chunk_id, project_id, tf, length) SELECT r.user_id, u.lexeme AS term, CASE WHEN r.document_id IS NULL THEN 2 ELSE 1 END AS kind, r.id AS chunk_id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, r.search_length AS length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u  UNION ALL SELECT r.user_id, u.lexeme, 3, r.id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767), r.window_length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.window_vector) AS u  WHERE r.document_id IS NULL;
+    ELSIF TG_OP = 'DELETE' THEN
+        DELETE FROM indexing_chunk_posting AS p USING (SELECT r.user_id, u.lexeme AS term, CASE WHEN r.document_id IS NULL THEN 2 ELSE 1 END AS kind, r.id AS chunk_id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, r.search_length AS length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u  UNION ALL SELECT r.user_id, u.lexeme, 3, r.id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767), r.window_length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.window_vector) AS u  WHERE r.document_id IS NULL) AS o WHERE p.user_id = o.user_id AND p.term = o.term AND p.kind = o.kind AND p.chunk_id = o.chunk_id;
+    ELSE
+        DELETE FROM indexing_chunk_posting AS p USING (SELECT r.user_id, u.lexeme AS term, CASE WHEN r.document_id IS NULL THEN 2 ELSE 1 END AS kind, r.id AS chunk_id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, r.search_length AS length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u WHERE EXISTS (SELECT 1 FROM new_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) UNION ALL SELECT r.user_id, u.lexeme, 3, r.id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767), r.window_length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.window_vector) AS u WHERE EXISTS (SELECT 1 FROM new_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) AND r.document_id IS NULL) AS o WHERE p.user_id = o.user_id AND p.term = o.term AND p.kind = o.kind AND p.chunk_id = o.chunk_id;
+        INSERT INTO indexing_chunk_posting (user_id, term, kind, chunk_id, project_id, tf, length) SELECT r.user_id, u.lexeme AS term, CASE WHEN r.document_id IS NULL THEN 2 ELSE 1 END AS kind, r.id AS chunk_id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, r.search_length AS length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u WHERE EXISTS (SELECT 1 FROM old_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) UNION ALL SELECT r.user_id, u.lexeme, 3, r.id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767), r.window_length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.window_vector) AS u WHERE EXISTS (SELECT 1 FROM old_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) AND r.document_id IS NULL;
+    END IF;
+    RETURN NULL;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION cairn_postings_claim() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO indexing_claim_posting (user_id, term, claim_id, tf, length) SELECT r.user_id, u.lexeme AS term, r.id AS claim_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, cairn_tsvector_tokens(r.search_vector) AS length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u ;
+    ELSIF TG_OP = 'DELETE' THEN
+        DELETE FROM indexing_claim_posting AS p USING (SELECT r.user_id, u.lexeme AS term, r.id AS claim_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, cairn_tsvector_tokens(r.search_vector) AS length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u ) AS o WHERE p.user_id = o.user_id AND p.term = o.term AND p.claim_id = o.claim_id;
+    ELSE
+        DELETE FROM indexing_claim_posting AS p USING (SELECT r.user_id, u.lexeme AS term, r.id AS claim_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, cairn_tsvector_tokens(r.search_vector) AS length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u WHERE EXISTS (SELECT 1 FROM new_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.user_id IS DISTINCT FROM r.user_id))) AS o WHERE p.user_id = o.user_id AND p.term = o.term AND p.claim_id = o.claim_id;
+        INSERT INTO indexing_claim_posting (user_id, term, claim_id, tf, length) SELECT r.user_id, u.lexeme AS term, r.id AS claim_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, cairn_tsvector_tokens(r.search_vector) AS length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u WHERE EXISTS (SELECT 1 FROM old_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.user_id IS DISTINCT FROM r.user_id));
+    END IF;
+    RETURN NULL;
+END
+$fn$;
+
+DROP TRIGGER IF EXISTS indexing_chunk_postings_insert ON indexing_chunk;
+DROP TRIGGER IF EXISTS indexing_chunk_postings_delete ON indexing_chunk;
+DROP TRIGGER IF EXISTS indexing_chunk_postings_update ON indexing_chunk;
+CREATE TRIGGER indexing_chunk_postings_insert AFTER INSERT ON indexing_chunk
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION cairn_postings_chunk();
+CREATE TRIGGER indexing_chunk_postings_delete AFTER DELETE ON indexing_chunk
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION cairn_postings_chunk();
+CREATE TRIGGER indexing_chunk_postings_update AFTER UPDATE ON indexing_chunk
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cairn_postings_chunk();
+
+DROP TRIGGER IF EXISTS claims_claim_postings_insert ON claims_claim;
+DROP TRIGGER IF EXISTS claims_claim_postings_delete ON claims_claim;
+DROP TRIGGER IF EXISTS claims_claim_postings_update ON claims_claim;
+CREATE TRIGGER claims_claim_postings_insert AFTER INSERT ON claims_claim
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION cairn_postings_claim();
+CREATE TRIGGER claims_claim_postings_delete AFTER DELETE ON claims_claim
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION cairn_postings_claim();
+CREATE TRIGGER claims_claim_postings_update AFTER UPDATE ON claims_claim
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cairn_postings_claim();
+INSERT INTO indexing_chunk_posting (user_id, term, kind, chunk_id, project_id, tf, length) SELECT r.user_id, u.lexeme AS term, CASE WHEN r.document_id IS NULL THEN 2 ELSE 1 END AS kind, r.id AS chunk_id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, r.search_length AS length FROM indexing_chunk AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u  UNION ALL SELECT r.user_id, u.lexeme, 3, r.id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767), r.window_length FROM indexing_chunk AS r CROSS JOIN LATERAL unnest(r.window_vector) AS u  WHERE r.document_id IS NULL;INSERT INTO indexing_claim_posting (user_id, term, claim_id, tf, length) SELECT r.user_id, u.lexeme AS term, r.id AS claim_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, cairn_tsvector_tokens(r.search_vector) AS length FROM claims_claim AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u ;"""
+BACKWARD = """
+DROP TRIGGER IF EXISTS indexing_chunk_postings_insert ON indexing_chunk;
+DROP TRIGGER IF EXISTS indexing_chunk_postings_delete ON indexing_chunk;
+DROP TRIGGER IF EXISTS indexing_chunk_postings_update ON indexing_chunk;
+DROP TRIGGER IF EXISTS claims_claim_postings_insert ON claims_claim;
+DROP TRIGGER IF EXISTS claims_claim_postings_delete ON claims_claim;
+DROP TRIGGER IF EXISTS claims_claim_postings_update ON claims_claim;
+DROP FUNCTION IF EXISTS cairn_postings_chunk();
+DROP FUNCTION IF EXISTS cairn_postings_claim();
+"""
 
 
 class Migration(migrations.Migration):

@@ -2,7 +2,70 @@
 
 from django.db import migrations, models
 
-from apps.indexing.posting_triggers import CHUNK, packed_chunk_function_sql, trigger_function_sql
+# The SQL as this migration installs it, frozen here (issue 27): it was built by calling
+# apps/indexing/posting_triggers.py, so editing a builder changed what this migration did on a
+# fresh database. The builders now write the SQL of the next migration, and
+# tests/indexing/test_migration_sql.py checks the database holds what they build.
+# The chunk trigger function once postings are also packed, and the one before.
+FORWARD = """
+CREATE OR REPLACE FUNCTION cairn_postings_chunk() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        
+        PERFORM pg_advisory_xact_lock(1919, (users.u % 2147483647)::integer)
+            FROM (SELECT DISTINCT m.user_id AS u FROM (SELECT r.user_id, r.id FROM new_rows AS r ) AS m ORDER BY 1) AS users;
+        INSERT INTO indexing_posting_stale (user_id, chunk_id, gone)
+            SELECT DISTINCT m.user_id, m.id, FALSE FROM (SELECT r.user_id, r.id FROM new_rows AS r ) AS m
+            JOIN indexing_posting_pack_state AS s
+              ON s.user_id = m.user_id AND m.id <= s.packing_through;
+        INSERT INTO indexing_chunk_posting (user_id, term, kind, chunk_id, project_id, tf, length) SELECT r.user_id, u.lexeme AS term, CASE WHEN r.document_id IS NULL THEN 2 ELSE 1 END AS kind, r.id AS chunk_id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, r.search_length AS length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u  UNION ALL SELECT r.user_id, u.lexeme, 3, r.id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767), r.window_length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.window_vector) AS u  WHERE r.document_id IS NULL;
+    ELSIF TG_OP = 'DELETE' THEN
+        
+        PERFORM pg_advisory_xact_lock(1919, (users.u % 2147483647)::integer)
+            FROM (SELECT DISTINCT m.user_id AS u FROM (SELECT r.user_id, r.id FROM old_rows AS r ) AS m ORDER BY 1) AS users;
+        INSERT INTO indexing_posting_stale (user_id, chunk_id, gone)
+            SELECT DISTINCT m.user_id, m.id, TRUE FROM (SELECT r.user_id, r.id FROM old_rows AS r ) AS m
+            JOIN indexing_posting_pack_state AS s
+              ON s.user_id = m.user_id AND m.id <= s.packing_through;
+        DELETE FROM indexing_chunk_posting AS p USING (SELECT r.user_id, u.lexeme AS term, CASE WHEN r.document_id IS NULL THEN 2 ELSE 1 END AS kind, r.id AS chunk_id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, r.search_length AS length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u  UNION ALL SELECT r.user_id, u.lexeme, 3, r.id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767), r.window_length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.window_vector) AS u  WHERE r.document_id IS NULL) AS o WHERE p.user_id = o.user_id AND p.term = o.term AND p.kind = o.kind AND p.chunk_id = o.chunk_id;
+        
+        WITH gone AS MATERIALIZED (SELECT o.* FROM (SELECT DISTINCT user_id, project_id FROM old_rows) AS o WHERE NOT EXISTS (SELECT 1 FROM indexing_lexical_collection AS c WHERE c.user_id = o.user_id AND c.kind IN ('document', 'message') AND c.project_key = o.project_id))
+        DELETE FROM indexing_posting_pack AS k USING gone
+            WHERE k.user_id = gone.user_id AND k.project_id = gone.project_id;
+        WITH gone AS MATERIALIZED (SELECT o.* FROM (SELECT DISTINCT user_id FROM old_rows) AS o WHERE NOT EXISTS (SELECT 1 FROM indexing_lexical_collection AS c WHERE c.user_id = o.user_id AND c.kind IN ('document', 'message') ))
+        DELETE FROM indexing_posting_stale AS t USING gone WHERE t.user_id = gone.user_id;
+        WITH gone AS MATERIALIZED (SELECT o.* FROM (SELECT DISTINCT user_id FROM old_rows) AS o WHERE NOT EXISTS (SELECT 1 FROM indexing_lexical_collection AS c WHERE c.user_id = o.user_id AND c.kind IN ('document', 'message') ))
+        DELETE FROM indexing_posting_pack_state AS t USING gone WHERE t.user_id = gone.user_id;
+    ELSE
+        
+        PERFORM pg_advisory_xact_lock(1919, (users.u % 2147483647)::integer)
+            FROM (SELECT DISTINCT m.user_id AS u FROM (SELECT r.user_id, r.id FROM old_rows AS r WHERE EXISTS (SELECT 1 FROM new_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) UNION SELECT r.user_id, r.id FROM new_rows AS r WHERE EXISTS (SELECT 1 FROM old_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id))) AS m ORDER BY 1) AS users;
+        INSERT INTO indexing_posting_stale (user_id, chunk_id, gone)
+            SELECT DISTINCT m.user_id, m.id, FALSE FROM (SELECT r.user_id, r.id FROM old_rows AS r WHERE EXISTS (SELECT 1 FROM new_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) UNION SELECT r.user_id, r.id FROM new_rows AS r WHERE EXISTS (SELECT 1 FROM old_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id))) AS m
+            JOIN indexing_posting_pack_state AS s
+              ON s.user_id = m.user_id AND m.id <= s.packing_through;
+        DELETE FROM indexing_chunk_posting AS p USING (SELECT r.user_id, u.lexeme AS term, CASE WHEN r.document_id IS NULL THEN 2 ELSE 1 END AS kind, r.id AS chunk_id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, r.search_length AS length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u WHERE EXISTS (SELECT 1 FROM new_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) UNION ALL SELECT r.user_id, u.lexeme, 3, r.id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767), r.window_length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.window_vector) AS u WHERE EXISTS (SELECT 1 FROM new_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) AND r.document_id IS NULL) AS o WHERE p.user_id = o.user_id AND p.term = o.term AND p.kind = o.kind AND p.chunk_id = o.chunk_id;
+        INSERT INTO indexing_chunk_posting (user_id, term, kind, chunk_id, project_id, tf, length) SELECT r.user_id, u.lexeme AS term, CASE WHEN r.document_id IS NULL THEN 2 ELSE 1 END AS kind, r.id AS chunk_id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, r.search_length AS length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u WHERE EXISTS (SELECT 1 FROM old_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) UNION ALL SELECT r.user_id, u.lexeme, 3, r.id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767), r.window_length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.window_vector) AS u WHERE EXISTS (SELECT 1 FROM old_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) AND r.document_id IS NULL;
+    END IF;
+    RETURN NULL;
+END
+$fn$;
+"""
+BACKWARD = """
+CREATE OR REPLACE FUNCTION cairn_postings_chunk() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO indexing_chunk_posting (user_id, term, kind, chunk_id, project_id, tf, length) SELECT r.user_id, u.lexeme AS term, CASE WHEN r.document_id IS NULL THEN 2 ELSE 1 END AS kind, r.id AS chunk_id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, r.search_length AS length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u  UNION ALL SELECT r.user_id, u.lexeme, 3, r.id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767), r.window_length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.window_vector) AS u  WHERE r.document_id IS NULL;
+    ELSIF TG_OP = 'DELETE' THEN
+        DELETE FROM indexing_chunk_posting AS p USING (SELECT r.user_id, u.lexeme AS term, CASE WHEN r.document_id IS NULL THEN 2 ELSE 1 END AS kind, r.id AS chunk_id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, r.search_length AS length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u  UNION ALL SELECT r.user_id, u.lexeme, 3, r.id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767), r.window_length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.window_vector) AS u  WHERE r.document_id IS NULL) AS o WHERE p.user_id = o.user_id AND p.term = o.term AND p.kind = o.kind AND p.chunk_id = o.chunk_id;
+    ELSE
+        DELETE FROM indexing_chunk_posting AS p USING (SELECT r.user_id, u.lexeme AS term, CASE WHEN r.document_id IS NULL THEN 2 ELSE 1 END AS kind, r.id AS chunk_id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, r.search_length AS length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u WHERE EXISTS (SELECT 1 FROM new_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) UNION ALL SELECT r.user_id, u.lexeme, 3, r.id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767), r.window_length FROM old_rows AS r CROSS JOIN LATERAL unnest(r.window_vector) AS u WHERE EXISTS (SELECT 1 FROM new_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) AND r.document_id IS NULL) AS o WHERE p.user_id = o.user_id AND p.term = o.term AND p.kind = o.kind AND p.chunk_id = o.chunk_id;
+        INSERT INTO indexing_chunk_posting (user_id, term, kind, chunk_id, project_id, tf, length) SELECT r.user_id, u.lexeme AS term, CASE WHEN r.document_id IS NULL THEN 2 ELSE 1 END AS kind, r.id AS chunk_id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767) AS tf, r.search_length AS length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.search_vector) AS u WHERE EXISTS (SELECT 1 FROM old_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) UNION ALL SELECT r.user_id, u.lexeme, 3, r.id, r.project_id, least(greatest(cardinality(u.positions), 1), 32767), r.window_length FROM new_rows AS r CROSS JOIN LATERAL unnest(r.window_vector) AS u WHERE EXISTS (SELECT 1 FROM old_rows AS o WHERE o.id = r.id AND (o.search_vector IS DISTINCT FROM r.search_vector OR o.window_vector IS DISTINCT FROM r.window_vector OR o.project_id IS DISTINCT FROM r.project_id OR o.user_id IS DISTINCT FROM r.user_id OR o.document_id IS DISTINCT FROM r.document_id)) AND r.document_id IS NULL;
+    END IF;
+    RETURN NULL;
+END
+$fn$;
+"""
 
 
 class Migration(migrations.Migration):
@@ -57,8 +120,5 @@ class Migration(migrations.Migration):
         ),
         # The chunk trigger also marks packed chunks that change (nothing is packed yet:
         # every search reads ChunkPosting until a user's postings are first packed).
-        migrations.RunSQL(
-            packed_chunk_function_sql(),
-            trigger_function_sql("cairn_postings_chunk", CHUNK),
-        ),
+        migrations.RunSQL(FORWARD, BACKWARD),
     ]

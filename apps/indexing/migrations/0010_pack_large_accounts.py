@@ -3,8 +3,23 @@ from typing import Any
 from django.conf import settings
 from django.db import migrations, transaction
 
-from apps.indexing.lexical_triggers import USER_LOCK_SQL
-from apps.indexing.posting_triggers import LAST_CHUNK_ID_SQL, PACK_SQL
+# The SQL of apps/indexing/lexical_triggers.py and posting_triggers.py as this migration
+# was written, frozen here (issue 27): what an upgrade runs does not follow later edits.
+USER_LOCK_SQL = "SELECT pg_advisory_xact_lock(1919, (%s::bigint %% 2147483647)::integer)"
+LAST_CHUNK_ID_SQL = (
+    "SELECT coalesce(pg_sequence_last_value("
+    "pg_get_serial_sequence('indexing_chunk', 'id')::regclass), 0)"
+)
+PACK_SQL = (
+    "INSERT INTO indexing_posting_pack "
+    "(user_id, term, kind, project_id, chunk_ids, tfs, lengths) "
+    "SELECT user_id, term, kind, project_id, "
+    "string_agg(int8send(chunk_id), ''::bytea ORDER BY chunk_id), "
+    "string_agg(int2send(tf), ''::bytea ORDER BY chunk_id), "
+    "string_agg(int4send(length), ''::bytea ORDER BY chunk_id) "
+    "FROM indexing_chunk_posting WHERE user_id = %s AND chunk_id <= %s "
+    "GROUP BY user_id, term, kind, project_id"
+)
 
 
 def pack_large_accounts(apps: Any, schema_editor: Any) -> None:

@@ -1,6 +1,6 @@
 """Packing a user's BM25 postings (``PostingPack``): a common term's tens of thousands of
 ``ChunkPosting`` rows become three packed values, which search reads and scores in NumPy
-(``bm25.chunk_scores``) instead of summing row by row in SQL.
+(``search._bm25.chunk_scores``) instead of summing row by row in SQL.
 
 Packs are a derived copy, never the truth: search reads the packs for chunks up to the
 user's ``through``, ``ChunkPosting`` for later chunks and for those marked stale since

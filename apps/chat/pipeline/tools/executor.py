@@ -33,8 +33,7 @@ from apps.chat.selectors import message_surroundings
 from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
 from apps.claims.selectors import claim_by_number, claims_by_id, claims_on_list
 from apps.claims.services import claim_complete, claim_restore, claim_retract, claim_supersede
-from apps.indexing.evidence import said_by, said_on
-from apps.indexing.quoting import quotable
+from apps.indexing.search import quotable, said_by, said_on
 from apps.indexing.selectors import chunk_document_id, chunk_message_id
 
 from ..dedupe import claim_add_or_reinforce

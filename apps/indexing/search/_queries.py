@@ -22,7 +22,9 @@ from django.db.models import QuerySet
 
 from apps.claims.models import USABLE_STATUSES, Claim
 
-from .bm25 import (
+from ..embeddings import Vector
+from ..models import Chunk
+from ._bm25 import (
     Collection,
     Terms,
     chunk_scores,
@@ -31,8 +33,6 @@ from .bm25 import (
     posting_kinds,
     query_terms,
 )
-from .embeddings import Vector
-from .models import Chunk
 
 if TYPE_CHECKING:
     from apps.accounts.models import User

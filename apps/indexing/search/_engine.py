@@ -32,14 +32,14 @@ from django.utils import timezone
 from apps.claims.models import Claim
 from apps.core.concurrency import run_beside
 
-from .bm25 import Collection
-from .embeddings import Vector, get_embedding_provider
-from .evidence import hidden_message_ids, is_evidence, relevant, turn_title
-from .fusion import FUSION, Fusion, Rankings
-from .models import Chunk, Document
-from .periods import Period, period_named
-from .quoting import quotable
-from .search_queries import (
+from ..embeddings import Vector, get_embedding_provider
+from ..models import Chunk, Document
+from ..turns import TurnSaid, turn_source
+from ._bm25 import Collection
+from ._evidence import hidden_message_ids, is_evidence, relevant, turn_title
+from ._fusion import FUSION, Fusion, Rankings
+from ._periods import Period, period_named
+from ._queries import (
     CHUNK_KINDS,
     Candidate,
     Lexical,
@@ -57,6 +57,7 @@ from .search_queries import (
     user_claims,
     vector_plan,
 )
+from ._quoting import quotable
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -381,9 +382,6 @@ _CHUNK_FIELDS = (
     *("id", "document_id", "message_id", "project_id", "chunk_index", "start", "end"),
     *("text", "created_at"),
     *("document__id", "document__path", "document__indexed_at", "document__chunk_count"),
-    *("message__id", "message__content", "message__role", "message__created_at", "message__status"),
-    *("message__conversation_id", "message__conversation__id", "message__conversation__title"),
-    "message__conversation__external_source",
 )
 
 
@@ -397,11 +395,16 @@ def _hits(
     claims = Claim.objects.only(*_CLAIM_FIELDS).in_bulk(
         [c.id for c, _ in fused if c.kind == "claim"]
     )
+    # Unordered: a chunk's default order follows its message into the chat's tables.
     chunks = (
-        Chunk.objects.select_related("document", "message__conversation")
+        Chunk.objects.select_related("document")
         .only(*_CHUNK_FIELDS)
+        .order_by()
         .in_bulk([c.id for c, _ in fused if c.kind == "chunk"])
     )
+    # A chat turn's words, speaker and conversation are the chat's: asked of it (DESIGN §2).
+    turn_ids = [chunk.message_id for chunk in chunks.values() if chunk.message_id is not None]
+    turns = turn_source().said(message_ids=turn_ids) if turn_ids else {}
     hits = []
     for candidate, score in fused:
         key = (candidate.kind, candidate.id)
@@ -413,7 +416,11 @@ def _hits(
         if candidate.kind == "claim" and candidate.id in claims:
             hits.append(_claim_hit(claims[candidate.id], **common))  # type: ignore[index]
         elif candidate.kind == "chunk" and candidate.id in chunks:
-            hits.append(_chunk_hit(chunks[candidate.id], **common))  # type: ignore[index]
+            chunk = chunks[candidate.id]  # type: ignore[index]
+            if chunk.message_id is None:
+                hits.append(_passage_hit(chunk, **common))
+            elif chunk.message_id in turns:  # a turn deleted since it was ranked is gone
+                hits.append(_turn_hit(chunk, turns[chunk.message_id], **common))
     return hits
 
 
@@ -430,32 +437,32 @@ def _claim_hit(claim: Claim, **common: float | None) -> SearchHit:
     )
 
 
-def _chunk_hit(chunk: Chunk, **common: float | None) -> SearchHit:
-    if chunk.document_id is not None and chunk.document is not None:
-        document = chunk.document
-        return SearchHit(
-            kind="document",
-            chunk_id=chunk.id,
-            document_id=document.id,
-            document_path=document.path,
-            start=chunk.start,
-            end=chunk.end,
-            project_id=chunk.project_id,
-            title=_passage_title(document, chunk),
-            excerpt=_excerpt(chunk.text),
-            text=chunk.text,
-            created_at=document.indexed_at or chunk.created_at,
-            **common,  # type: ignore[arg-type]
-        )
-    message = chunk.message
-    assert message is not None  # a chunk is of exactly one document or message
+def _passage_hit(chunk: Chunk, **common: float | None) -> SearchHit:
+    document = chunk.document
+    assert document is not None  # a chunk is of exactly one document or message
+    return SearchHit(
+        kind="document",
+        chunk_id=chunk.id,
+        document_id=document.id,
+        document_path=document.path,
+        start=chunk.start,
+        end=chunk.end,
+        project_id=chunk.project_id,
+        title=_passage_title(document, chunk),
+        excerpt=_excerpt(chunk.text),
+        text=chunk.text,
+        created_at=document.indexed_at or chunk.created_at,
+        **common,  # type: ignore[arg-type]
+    )
+
+
+def _turn_hit(chunk: Chunk, turn: TurnSaid, **common: float | None) -> SearchHit:
     # Quoted without another answer's citation markers or footer (issue 28).
-    passage = quotable(message.content[chunk.start : chunk.end])
-    conversation = message.conversation
+    passage = quotable(turn.content[chunk.start : chunk.end])
     title = turn_title(
-        role=message.role,
-        external_source=conversation.external_source,
-        created_at=message.created_at,
+        role=turn.role,
+        external_source=turn.external_source,
+        created_at=turn.created_at,
         text=passage,
     )
     return SearchHit(
@@ -463,18 +470,18 @@ def _chunk_hit(chunk: Chunk, **common: float | None) -> SearchHit:
         chunk_id=chunk.id,
         start=chunk.start,
         end=chunk.end,
-        conversation_id=conversation.id,
-        message_id=message.id,
+        conversation_id=turn.conversation_id,
+        message_id=turn.message_id,
         project_id=chunk.project_id,
         title=title,
         excerpt=_excerpt(passage),
         text=passage,
-        created_at=message.created_at,
+        created_at=turn.created_at,
         evidence=is_evidence(
-            role=message.role,
-            status=message.status,
-            external_source=conversation.external_source,
-            content=message.content,
+            role=turn.role,
+            status=turn.status,
+            external_source=turn.external_source,
+            content=turn.content,
         ),
         **common,  # type: ignore[arg-type]
     )

@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from django.utils import timezone
 
 from apps.claims.models import Claim, ClaimStatus
+from apps.core.words import STOP_WORDS
 
-from .quoting import quotable
+from ._quoting import quotable
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -43,15 +44,6 @@ ASSISTANT_NAMES = {"chatgpt": "ChatGPT", "claude": "Claude"}
 WORD_HEAD_SHARE = 0.5
 WORD_COVER_SHARE = 0.5
 _WORD = re.compile(r"[a-z0-9]+")
-_STOPWORDS = frozenset(
-    """a about after again all am an and any are as at be been before being but by can could
-    did do does doing done for from had has have having he her here hers him his how i if
-    in into is it its just know like me mine more most my no nor not now of off on once
-    only or other our ours out over please say said should so some such tell than that
-    the their theirs them then there these they this those through to too under until up
-    very was we were what when where which while who whom why will with would you your
-    yours""".split()  # noqa: SIM905 - a word list reads better as text
-)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -153,7 +145,7 @@ def content_words(text: str) -> set[str]:
     return {
         _stem(word)
         for word in _WORD.findall(text.lower())
-        if word not in _STOPWORDS and (len(word) > 1 or word.isdigit())
+        if word not in STOP_WORDS and (len(word) > 1 or word.isdigit())
     }
 
 

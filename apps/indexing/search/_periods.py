@@ -1,5 +1,8 @@
 """When a question names a time: "in March 2023", "last month", "on 14 May 2024".
 
+The words are read as every date in Cairn is (``apps.core.dates``: the month words, which
+year "last May" means, month arithmetic); this module's grammar is a question's.
+
 A person asks their memory "what did I splash out on in November 2023?" and means what
 they said then, whatever words they used. ``period_named`` reads the stretch of time a
 query names, if any; search then ranks the chat turns said in it as a list of their own
@@ -14,16 +17,9 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-MONTHS = (
-    "january", "february", "march", "april", "may", "june",
-    "july", "august", "september", "october", "november", "december",
-)  # fmt: skip
-_MONTH_NUMBER = (
-    {name: index for index, name in enumerate(MONTHS, start=1)}
-    | {name[:3]: index for index, name in enumerate(MONTHS, start=1)}
-    | {"sept": 9}
-)
-_MONTH = r"(?P<month>" + "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True)) + r")\.?"
+from apps.core.dates import MONTH_WORD, add_months, month_number, month_year
+
+_MONTH = rf"(?P<month>{MONTH_WORD})\.?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 
@@ -77,35 +73,22 @@ def _period(kind: str, match: re.Match[str], now: datetime) -> Period | None:
     words = match.group(0)
     try:
         if kind == "day":
-            start = date(int(groups["year"]), _month(groups["month"]), int(groups["day"]))
+            start = date(int(groups["year"]), month_number(groups["month"]), int(groups["day"]))
             return _span(now, start, start + timedelta(days=1), words)
         if kind == "month":
-            return _month_span(now, int(groups["year"]), _month(groups["month"]), words)
+            return _month_span(now, int(groups["year"]), month_number(groups["month"]), words)
         if kind == "year":
             year = int(groups["year"])
             return _span(now, date(year, 1, 1), date(year + 1, 1, 1), words)
         if kind == "bare month":
             if groups["month"].lower() == "may" and groups["month"] != "May":
                 return None  # only a capital "May" is the month here
-            return _bare_month(now, groups["which"].lower(), _month(groups["month"]), words)
+            month = month_number(groups["month"])
+            year = month_year(now.date(), month, groups["which"].lower())
+            return _month_span(now, year, month, words)
         return _relative(now, groups["which"].lower(), (groups.get("unit") or "").lower(), words)
     except (ValueError, KeyError):
         return None
-
-
-def _month(text: str) -> int:
-    return int(text) if text.isdigit() else _MONTH_NUMBER[text.lower().rstrip(".")]
-
-
-def _bare_month(now: datetime, which: str, month: int, words: str) -> Period:
-    """ "in May" / "last May": the latest May that has begun (this year's if it has, else
-    last year's); "this May" is this year's."""
-    today = now.date()
-    year = today.year
-    began = month < today.month or (month == today.month and which != "last")
-    if which != "this" and not began:
-        year -= 1
-    return _month_span(now, year, month, words)
 
 
 def _relative(now: datetime, which: str, unit: str, words: str) -> Period:
@@ -122,17 +105,15 @@ def _relative(now: datetime, which: str, unit: str, words: str) -> Period:
         monday = today - timedelta(days=today.weekday()) - timedelta(weeks=int(back))
         return _span(now, monday, monday + timedelta(weeks=1), words)
     if unit == "month":
-        year, month = (today.year, today.month)
-        if back:
-            year, month = (year - 1, 12) if month == 1 else (year, month - 1)
-        return _month_span(now, year, month, words)
+        first = add_months(today.replace(day=1), -int(back))
+        return _month_span(now, first.year, first.month, words)
     year = today.year - int(back)
     return _span(now, date(year, 1, 1), date(year + 1, 1, 1), words)
 
 
 def _month_span(now: datetime, year: int, month: int, words: str) -> Period:
-    following = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
-    return _span(now, date(year, month, 1), following, words)
+    first = date(year, month, 1)
+    return _span(now, first, add_months(first, 1), words)
 
 
 def _span(now: datetime, start: date, end: date, words: str) -> Period:

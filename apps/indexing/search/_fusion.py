@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .embeddings import Vector
-from .search_queries import Candidate
+from ..embeddings import Vector
+from ._queries import Candidate
 
 RRF_K = 60
 

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from django.db import connection
 
-from .lexical_triggers import ZERO_UUID
+from ..lexical_triggers import ZERO_UUID
 
 K1 = 1.2
 B = 0.75
