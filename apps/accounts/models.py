@@ -120,3 +120,26 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class UserSession(models.Model):
+    """A signed-in browser, as Settings → Sessions lists it. The session itself lives in
+    Django's session store; this row says which user it belongs to and what it looked
+    like, so one can be ended from another device. The page names a row by ``id``: the
+    session key is a secret and never leaves the server."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(
+        "accounts.User", on_delete=models.CASCADE, related_name="browser_sessions"
+    )
+    session_key = models.CharField(max_length=40, unique=True, editable=False)
+    user_agent = models.CharField(max_length=300, blank=True)
+    ip_address = models.GenericIPAddressField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-last_seen_at"]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.user_agent[:40]}"

@@ -1,19 +1,25 @@
 from __future__ import annotations
 
+import uuid
+from dataclasses import dataclass
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_not_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django_ratelimit.core import is_ratelimited
 
 from apps.core.request_user import current_user
 
 from .forms import ApiTokenForm, SettingsForm, SignUpForm
-from .selectors import api_token_list
+from .models import UserSession
+from .selectors import api_token_list, session_list
 from .services import api_token_create, api_token_revoke, user_create, user_update_settings
+from .sessions import device_label, session_end, sessions_end_others
 
 
 def signup_limited(request: HttpRequest) -> bool:
@@ -58,7 +64,51 @@ def settings_view(request: HttpRequest) -> HttpResponse:
         user_update_settings(user=user, **form.cleaned_data)
         messages.success(request, "Settings saved.")
         return redirect("accounts:settings")
-    return render(request, "accounts/settings.html", {"form": form})
+    return render(
+        request, "accounts/settings.html", {"form": form, "sessions": _sessions_shown(request)}
+    )
+
+
+@dataclass(frozen=True)
+class SessionShown:
+    row: UserSession
+    device: str
+    current: bool
+
+
+def _sessions_shown(request: HttpRequest) -> list[SessionShown]:
+    """Settings → Sessions: each signed-in browser, this one first and marked."""
+    current = request.session.session_key
+    rows = [
+        SessionShown(
+            row=row, device=device_label(row.user_agent), current=row.session_key == current
+        )
+        for row in session_list(user=current_user(request))
+    ]
+    return sorted(rows, key=lambda item: not item.current)
+
+
+@require_POST
+def session_sign_out(request: HttpRequest, session_id: uuid.UUID) -> HttpResponse:
+    """End one browser session of the user's; another user's answers 404."""
+    if not session_end(user=current_user(request), session_id=session_id):
+        raise Http404("No such session.")
+    messages.success(request, "Signed that browser out.")
+    return redirect(f"{reverse('accounts:settings')}#sessions")
+
+
+@require_POST
+def sessions_sign_out_others(request: HttpRequest) -> HttpResponse:
+    ended = sessions_end_others(
+        user=current_user(request), keep_session_key=request.session.session_key
+    )
+    messages.success(
+        request,
+        f"Signed out {ended} other browser{'s' if ended != 1 else ''}."
+        if ended
+        else "No other browser was signed in.",
+    )
+    return redirect(f"{reverse('accounts:settings')}#sessions")
 
 
 @require_http_methods(["GET", "POST"])
