@@ -102,24 +102,26 @@ def _sessions_end(rows: QuerySet[UserSession], *, code: int | None) -> int:
     return len(ended)
 
 
-def session_seen(
-    *, user: User, session_key: str, user_agent: str, ip_address: str | None
-) -> UserSession:
-    """Note that this browser session was used now; forget the user's rows of sessions
-    that expired long ago."""
+def session_seen(*, user: User, session_key: str, user_agent: str, ip_address: str | None) -> None:
+    """Note that this browser session was used now (one upsert: a page and its requests
+    may arrive together), and forget the user's rows of sessions that expired long ago."""
     now = timezone.now()
-    row, _ = UserSession.objects.update_or_create(
-        session_key=session_key,
-        defaults={
-            "user": user,
-            "user_agent": user_agent[:300],
-            "ip_address": ip_address or None,
-            "last_seen_at": now,
-        },
+    UserSession.objects.bulk_create(
+        [
+            UserSession(
+                user=user,
+                session_key=session_key,
+                user_agent=user_agent[:300],
+                ip_address=ip_address or None,
+                last_seen_at=now,
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["session_key"],
+        update_fields=["user", "user_agent", "ip_address", "last_seen_at"],
     )
     stale = now - timedelta(seconds=settings.SESSION_COOKIE_AGE)
     UserSession.objects.filter(user=user, last_seen_at__lt=stale).delete()
-    return row
 
 
 def session_end(*, user: User, session_id: uuid.UUID) -> bool:
