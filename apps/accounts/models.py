@@ -64,6 +64,9 @@ class User(AbstractUser):
         default=MemoryMode.SUGGEST,
         help_text="What Cairn does with memories it finds in your conversations.",
     )
+    # The admin is open to every user as a knowledge editor (DESIGN §3), but only staff
+    # see it in the menu unless they ask for it in Settings (issue 30).
+    show_admin = models.BooleanField(default=False)
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []
@@ -75,6 +78,11 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.email
+
+    @property
+    def sees_admin(self) -> bool:
+        """Whether the menus offer the admin: staff, or a user who asked for it."""
+        return self.is_staff or self.show_admin
 
     @property
     def name(self) -> str:

@@ -58,7 +58,11 @@ def signup(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def settings_view(request: HttpRequest) -> HttpResponse:
     user = current_user(request)
-    initial = {"display_name": user.display_name, "memory_mode": user.memory_mode}
+    initial = {
+        "display_name": user.display_name,
+        "memory_mode": user.memory_mode,
+        "show_admin": user.show_admin,
+    }
     form = SettingsForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         user_update_settings(user=user, **form.cleaned_data)
