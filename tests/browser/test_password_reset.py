@@ -39,7 +39,7 @@ class Inbox:
     def __init__(self) -> None:
         self.received: queue.Queue[Message] = queue.Queue()
 
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         self.received.put(email.message_from_bytes(envelope.content))
         return "250 Message accepted for delivery"
 
