@@ -94,15 +94,15 @@ def knowledge_claim_details_set(
     claim_update(
         claim=claim,
         confidence=confidence,
-        valid_from=_day_start(valid_from),
-        valid_until=_day_start(valid_until + timedelta(days=1)) - timedelta(microseconds=1)
-        if valid_until
-        else None,
+        valid_from=_day_start(valid_from) if valid_from else None,
+        valid_until=(
+            _day_start(valid_until + timedelta(days=1)) - timedelta(microseconds=1)
+            if valid_until
+            else None
+        ),
     )
     return claim_tags_set(claim=claim, tags=tags, new_tag_names=new_tag_names)
 
 
-def _day_start(day: date | None) -> datetime | None:
-    if day is None:
-        return None
+def _day_start(day: date) -> datetime:
     return timezone.make_aware(datetime.combine(day, time.min))
