@@ -113,6 +113,12 @@ def test_file_status_badges_never_break_inside_a_word(
     expect(badges).to_have_count(2)
     for badge in badges.all():
         assert badge.evaluate(TEXT_LINES) == 1, f"“{badge.inner_text()}” breaks across lines"
+        # ...and stays inside its cell, clear of the size beside it.
+        cell = _box(badge.locator("xpath=.."))
+        size = _box(badge.locator("xpath=ancestor::tr").locator("td[data-label=Size]"))
+        right = _box(badge)["x"] + _box(badge)["width"]
+        assert right <= cell["x"] + cell["width"] + 1
+        assert right <= size["x"] + 1 or _box(badge)["y"] + 1 >= size["y"] + size["height"]
     assert_fits_width(page)
     shot("files")
 
