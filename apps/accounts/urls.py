@@ -13,11 +13,7 @@ app_name = "accounts"
 password_reset_urls = [
     path(
         "password/reset/",
-        auth_views.PasswordResetView.as_view(
-            email_template_name="registration/password_reset_email.txt",
-            subject_template_name="registration/password_reset_subject.txt",
-            success_url=reverse_lazy("accounts:password_reset_done"),
-        ),
+        views.PasswordResetView.as_view(),
         name="password_reset",
     ),
     path(

@@ -6,10 +6,12 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.forms import PasswordResetForm
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 from django_ratelimit.core import is_ratelimited
 
@@ -32,6 +34,28 @@ def signup_limited(request: HttpRequest) -> bool:
         method="POST",
         increment=True,
     )
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's reset view, counting requests per address: each one sends an e-mail, so
+    a script must not turn the form into a way to flood someone's inbox."""
+
+    email_template_name = "registration/password_reset_email.txt"
+    subject_template_name = "registration/password_reset_subject.txt"
+    success_url = reverse_lazy("accounts:password_reset_done")
+
+    def form_valid(self, form: PasswordResetForm) -> HttpResponse:
+        if is_ratelimited(
+            self.request,
+            group="accounts.password_reset",
+            key="ip",
+            rate=settings.CAIRN_RESET_EMAIL_RATE,
+            method="POST",
+            increment=True,
+        ):
+            form.add_error(None, "Too many reset requests from this address. Try again later.")
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        return super().form_valid(form)
 
 
 @login_not_required

@@ -132,6 +132,8 @@ LOGIN_REDIRECT_URL = "chat:home"
 LOGOUT_REDIRECT_URL = "login"
 # A reset link works for this long (Django's default is three days).
 PASSWORD_RESET_TIMEOUT = env.int("CAIRN_PASSWORD_RESET_TIMEOUT", default=60 * 60 * 24)
+# Reset e-mails one address may ask for (django-ratelimit, in the cache).
+CAIRN_RESET_EMAIL_RATE = env("CAIRN_RESET_EMAIL_RATE", default="5/h")
 
 # E-mail (password reset) from one URL: consolemail:// prints messages (the default),
 # smtp+tls://user:password@host:587 sends them (django-environ's email_url).

@@ -6,6 +6,7 @@ server."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from django.core import mail
@@ -83,3 +84,22 @@ def test_an_unknown_address_gets_the_same_answer_and_no_mail(client: Client) -> 
 
     assert "Check your e-mail" in page
     assert mail.outbox == []
+
+
+def test_reset_requests_from_one_address_are_limited(settings: Any) -> None:
+    # A cache of this test's own, so no earlier request is counted (and the shared
+    # Redis is left alone).
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "reset"}
+    }
+    settings.CAIRN_RESET_EMAIL_RATE = "2/h"
+    UserFactory.create(email="flooded@example.com")
+    client = Client(REMOTE_ADDR="10.6.6.6")
+
+    answers = [
+        client.post("/accounts/password/reset/", {"email": "flooded@example.com"}) for _ in range(3)
+    ]
+
+    assert [answer.status_code for answer in answers] == [302, 302, 429]
+    assert "Too many reset requests" in answers[2].content.decode()
+    assert len(mail.outbox) == 2
