@@ -52,7 +52,12 @@ api_v1_urls: list[URLPattern | URLResolver] = [
     # The split view serves its start-up script as a file: no inline script for the CSP.
     path(
         "docs/",
-        with_api_docs_policy(SpectacularSwaggerSplitView.as_view(url_name="api-v1:schema")),
+        with_api_docs_policy(
+            # In the site's frame (templates/api/docs.html), navigation and all (issue 30).
+            SpectacularSwaggerSplitView.as_view(
+                url_name="api-v1:schema", template_name="api/docs.html"
+            )
+        ),
         name="docs",
     ),
     # No ReDoc page: its script fetches its logo from a CDN, and Swagger UI shows the same.

@@ -60,6 +60,12 @@ class SettingsForm(forms.Form):
         "at once, for every conversation. Off: no memories are taken from your "
         "conversations.",
     )
+    show_admin = forms.BooleanField(
+        required=False,
+        label="Show the admin in my Developer menu",
+        help_text="Django's admin edits every field of your claims, contexts and tags; the "
+        "Knowledge pages cover what most people need.",
+    )
 
 
 class ApiTokenForm(forms.Form):

@@ -64,6 +64,9 @@ class User(AbstractUser):
         default=MemoryMode.SUGGEST,
         help_text="What Cairn does with memories it finds in your conversations.",
     )
+    # The admin is open to every user as a knowledge editor (DESIGN §3), but only staff
+    # see it in the menu unless they ask for it in Settings (issue 30).
+    show_admin = models.BooleanField(default=False)
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []
@@ -75,6 +78,11 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.email
+
+    @property
+    def sees_admin(self) -> bool:
+        """Whether the menus offer the admin: staff, or a user who asked for it."""
+        return self.is_staff or self.show_admin
 
     @property
     def name(self) -> str:
@@ -135,3 +143,26 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class UserSession(models.Model):
+    """A signed-in browser, as Settings → Sessions lists it. The session itself lives in
+    Django's session store; this row says which user it belongs to and what it looked
+    like, so one can be ended from another device. The page names a row by ``id``: the
+    session key is a secret and never leaves the server."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(
+        "accounts.User", on_delete=models.CASCADE, related_name="browser_sessions"
+    )
+    session_key = models.CharField(max_length=40, unique=True, editable=False)
+    user_agent = models.CharField(max_length=300, blank=True)
+    ip_address = models.GenericIPAddressField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-last_seen_at"]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.user_agent[:40]}"

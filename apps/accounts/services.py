@@ -25,12 +25,15 @@ def user_create(*, email: str, password: str, display_name: str = "") -> User:
     return user
 
 
-def user_update_settings(*, user: User, display_name: str, memory_mode: str) -> User:
+def user_update_settings(
+    *, user: User, display_name: str, memory_mode: str, show_admin: bool = False
+) -> User:
     if memory_mode not in MemoryMode.values:
         raise ValueError(f"Unknown memory mode {memory_mode!r}.")
     user.display_name = display_name
     user.memory_mode = memory_mode
-    user.save(update_fields=["display_name", "memory_mode"])
+    user.show_admin = show_admin
+    user.save(update_fields=["display_name", "memory_mode", "show_admin"])
     return user
 
 

@@ -11,26 +11,38 @@ reaches sockets on every server process), and:
   again a moment later (once the tab that changed it holds its new session cookie), and
   the handshake, which checks the session against the new password, lets the session
   that changed it back in and closes the others with 4401. It also revokes
-  the user's API tokens, which are kept and listed as revoked, with the reason. The other
-  sessions' pages are refused by Django itself at their next request.
+  the user's API tokens, which are kept and listed as revoked, with the reason, and
+  deletes the user's other sessions from the session store (issue 30), so a stolen
+  cookie dies with the old password rather than at its next request.
+
+Each signed-in browser is a ``UserSession`` row (noted by ``SessionSeenMiddleware``), so
+Settings → Sessions lists them and ends one, or all but this one, from any device.
 """
 
 from __future__ import annotations
 
 import hashlib
+import uuid
+from datetime import timedelta
+from importlib import import_module
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.sessions.backends.base import SessionBase
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
-from .models import ApiToken, User
+from .models import ApiToken, User, UserSession
 
 CLOSE_UNAUTHENTICATED = 4401  # not signed in, or signed out: go to the login page
 CLOSE_SESSION_CHANGED = 4409  # the password changed: connect again to find out which
 SESSION_ENDED = "session.ended"  # the channel message; consumers handle session_ended()
 TOKENS_REVOKED_NOTE = "Revoked when the account's password was changed."
+# How often a browser's "last seen" is written: every request would be a write per page.
+SEEN_EVERY = timedelta(minutes=5)
 
 
 def auth_group_name(user_id: object) -> str:
@@ -52,18 +64,111 @@ def _sockets_close(*, user_id: int, session_key: str | None, code: int) -> None:
         transaction.on_commit(lambda: send(auth_group_name(user_id), message), robust=True)
 
 
+def _session_store() -> SessionBase:
+    engine = import_module(settings.SESSION_ENGINE)
+    store: SessionBase = engine.SessionStore()
+    return store
+
+
 def user_logged_out(*, user: User, session_key: str | None) -> None:
     if session_key:
+        UserSession.objects.filter(user=user, session_key=session_key).delete()
         _sockets_close(user_id=user.pk, session_key=session_key, code=CLOSE_UNAUTHENTICATED)
 
 
 def user_password_changed(*, user: User) -> int:
-    """Revoke the user's API tokens and close their sockets; how many tokens it revoked."""
+    """Revoke the user's API tokens, end their sessions and close their sockets; how many
+    tokens it revoked. The session that changed the password keeps its user signed in:
+    Django gives it a new key right after (``update_session_auth_hash``), which the
+    middleware notes as a new row."""
     revoked = ApiToken.objects.filter(user=user, revoked_at__isnull=True).update(
         revoked_at=timezone.now(), revoked_reason=TOKENS_REVOKED_NOTE
     )
+    _sessions_end(UserSession.objects.filter(user=user), code=None)
     _sockets_close(user_id=user.pk, session_key=None, code=CLOSE_SESSION_CHANGED)
     return revoked
+
+
+def _sessions_end(rows: QuerySet[UserSession], *, code: int | None) -> int:
+    """Delete the sessions of ``rows`` from the store and the rows; close each one's
+    sockets with ``code`` (None: the caller closes them all at once)."""
+    store = _session_store()
+    ended = list(rows.values_list("user_id", "session_key"))
+    for user_id, session_key in ended:
+        store.delete(session_key)
+        if code is not None:
+            _sockets_close(user_id=user_id, session_key=session_key, code=code)
+    rows.delete()
+    return len(ended)
+
+
+def session_seen(*, user: User, session_key: str, user_agent: str, ip_address: str | None) -> None:
+    """Note that this browser session was used now (one upsert: a page and its requests
+    may arrive together), and forget the user's rows of sessions that expired long ago."""
+    now = timezone.now()
+    UserSession.objects.bulk_create(
+        [
+            UserSession(
+                user=user,
+                session_key=session_key,
+                user_agent=user_agent[:300],
+                ip_address=ip_address or None,
+                last_seen_at=now,
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["session_key"],
+        update_fields=["user", "user_agent", "ip_address", "last_seen_at"],
+    )
+    stale = now - timedelta(seconds=settings.SESSION_COOKIE_AGE)
+    UserSession.objects.filter(user=user, last_seen_at__lt=stale).delete()
+
+
+def session_end(*, user: User, session_id: uuid.UUID) -> bool:
+    """Sign one of the user's browser sessions out; False when it is not theirs (or gone),
+    which the page answers like a missing one."""
+    return (
+        _sessions_end(
+            UserSession.objects.filter(user=user, id=session_id), code=CLOSE_UNAUTHENTICATED
+        )
+        > 0
+    )
+
+
+def sessions_end_others(*, user: User, keep_session_key: str | None) -> int:
+    """Sign out every browser session of the user but ``keep_session_key``; how many."""
+    others = UserSession.objects.filter(user=user).exclude(session_key=keep_session_key or "")
+    return _sessions_end(others, code=CLOSE_UNAUTHENTICATED)
+
+
+_BROWSERS = (
+    ("Edg/", "Edge"),
+    ("OPR/", "Opera"),
+    ("Firefox/", "Firefox"),
+    ("Chrome/", "Chrome"),
+    ("Chromium/", "Chromium"),
+    ("Safari/", "Safari"),
+)
+_SYSTEMS = (
+    ("iPhone", "iPhone"),
+    ("iPad", "iPad"),
+    ("Android", "Android"),
+    ("Windows", "Windows"),
+    ("Mac OS X", "macOS"),
+    ("CrOS", "ChromeOS"),
+    ("Linux", "Linux"),
+)
+
+
+def device_label(user_agent: str) -> str:
+    """ "Firefox on Windows" from a User-Agent header; "Unknown browser" without one."""
+    if not user_agent.strip():
+        return "Unknown browser"
+    browser = next((name for mark, name in _BROWSERS if mark in user_agent), "")
+    system = next((name for mark, name in _SYSTEMS if mark in user_agent), "")
+    if browser and system:
+        return f"{browser} on {system}"
+    return browser or system or user_agent[:60]
 
 
 def on_user_logged_out(sender: Any, request: Any, user: User | None, **kwargs: Any) -> None:

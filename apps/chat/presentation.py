@@ -9,7 +9,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -20,7 +19,8 @@ from apps.chat.reading import read_references
 from apps.chat.services import StoredMemoryItem
 from apps.claims.models import ClaimStatus
 from apps.claims.selectors import claim_list, claims_from_messages
-from apps.indexing.search import said_by, said_on
+from apps.core.date_labels import moment_label
+from apps.indexing.search import said_by
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -100,8 +100,7 @@ class MessageView:
     @property
     def when(self) -> str:
         """ "6 May, 09:00", with the year when it is not this one ("6 May 2024, 09:00")."""
-        moment = timezone.localtime(self.message.created_at)
-        return f"{said_on(moment)}, {moment:%H:%M}"
+        return moment_label(self.message.created_at)
 
 
 def remember_default(message: Message) -> str:

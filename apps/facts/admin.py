@@ -22,6 +22,7 @@ from django.utils.text import Truncator
 from django.views.decorators.http import require_POST
 
 from apps.core.admin_scoping import OwnedModelAdmin
+from apps.core.date_labels import moment_label
 
 from .models import FactOrigin, ProjectFact
 from .services import fact_retract, fact_store, normalize_key, normalize_value
@@ -204,7 +205,7 @@ class ProjectFactAdmin(OwnedModelAdmin):
                 " (this row)" if row.pk == obj.pk else "",
                 row.status,
                 row.get_origin_display(),
-                row.effective_at.strftime("%Y-%m-%d %H:%M"),
+                moment_label(row.effective_at),
             )
             for row in rows
         ]
@@ -221,7 +222,7 @@ class ProjectFactAdmin(OwnedModelAdmin):
         text = message.content
         if obj.span_start is not None and obj.span_end is not None:
             text = text[obj.span_start : obj.span_end]
-        when = message.created_at.strftime("%Y-%m-%d %H:%M")
+        when = moment_label(message.created_at)
         return format_html(
             "{} message of {}: “{}”", message.get_role_display(), when, Truncator(text).chars(300)
         )

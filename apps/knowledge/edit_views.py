@@ -37,8 +37,8 @@ from apps.core.request_user import current_user
 
 from .forgetting import claim_forgotten
 from .forms import ClaimContextsForm, ClaimForm, ContextForm, PinForm
-from .services import knowledge_claim_add, knowledge_claim_edit
-from .views import context_forest, context_page, page_context
+from .services import knowledge_claim_add, knowledge_claim_details_set, knowledge_claim_edit
+from .views import claim_details_form, claim_page, context_forest, context_page, page_context
 
 
 def _label(claim: Claim) -> str:
@@ -168,6 +168,30 @@ def claim_contexts_view(request: HttpRequest, claim_id: uuid.UUID) -> HttpRespon
     claim_contexts_set(claim=claim, contexts=chosen)
     names = ", ".join(context.name for context in chosen) or "no context"
     return _claim_action_done(request, claim, f"{_label(claim)} is now in {names}.")
+
+
+@require_POST
+def claim_details_view(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
+    """Tags, validity dates and confidence, from the claim's page (issue 30)."""
+    user = current_user(request)
+    claim = claim_get(user=user, claim_id=claim_id)
+    form = claim_details_form(user, claim, request.POST)
+    if form.is_valid():
+        try:
+            knowledge_claim_details_set(
+                claim=claim,
+                confidence=form.cleaned_data["confidence"] / 100,
+                valid_from=form.cleaned_data["valid_from"],
+                valid_until=form.cleaned_data["valid_until"],
+                tags=form.chosen_tags(),
+                new_tag_names=form.new_tag_names(),
+            )
+        except ValidationError as error:
+            add_validation_error(form, error)
+        else:
+            return _claim_action_done(request, claim, f"Saved the details of {_label(claim)}.")
+    claim.refresh_from_db()  # the page shows the claim as it still is
+    return claim_page(request, user, claim, details_form=form, status=400)
 
 
 # ---- contexts --------------------------------------------------------------------------

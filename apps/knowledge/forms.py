@@ -164,3 +164,50 @@ class ContextForm(forms.Form):
 
     def chosen_parent(self) -> Context | None:
         return self.context_rows.get(self.cleaned_data.get("parent") or "")
+
+
+class ClaimDetailsForm(forms.Form):
+    """Tags, the dates a claim holds between and how sure it is: on the claim's page
+    (issue 30), no longer only in the admin. Confidence is shown in per cent."""
+
+    confidence = forms.IntegerField(
+        label="Confidence (%)",
+        min_value=0,
+        max_value=100,
+        help_text="How sure this is; answers say when they rest on something uncertain.",
+    )
+    valid_from = forms.DateField(
+        label="True from", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    valid_until = forms.DateField(
+        label="True until", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    tags = forms.MultipleChoiceField(
+        required=False, widget=forms.CheckboxSelectMultiple, label="Tags"
+    )
+    new_tags = forms.CharField(
+        required=False,
+        max_length=500,
+        label="New tags",
+        help_text="Names separated by commas.",
+    )
+
+    def __init__(self, *args: Any, tags: list[Tag], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tag_rows = {str(tag.pk): tag for tag in tags}
+        cast(forms.MultipleChoiceField, self.fields["tags"]).choices = [
+            (str(tag.pk), tag.name) for tag in tags
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        start, end = data.get("valid_from"), data.get("valid_until")
+        if start and end and end < start:
+            self.add_error("valid_until", "A claim cannot stop being true before it starts.")
+        return data
+
+    def chosen_tags(self) -> list[Tag]:
+        return [self.tag_rows[pk] for pk in self.cleaned_data.get("tags", [])]
+
+    def new_tag_names(self) -> list[str]:
+        return [name.strip() for name in self.cleaned_data.get("new_tags", "").split(",")]

@@ -5,12 +5,14 @@ transaction, so a rejected value never leaves half a change behind."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING
 
 from django.db import transaction
+from django.utils import timezone
 
-from apps.claims.models import Claim, ClaimOrigin
-from apps.claims.services import claim_create, claim_supersede, claim_update
+from apps.claims.models import Claim, ClaimOrigin, Tag
+from apps.claims.services import claim_create, claim_supersede, claim_tags_set, claim_update
 from apps.contexts.models import Context
 from apps.contexts.services import claim_contexts_set, context_transfer_memberships
 
@@ -75,3 +77,32 @@ def knowledge_claim_edit(
         pinned=pinned,
     )
     return claim_contexts_set(claim=claim, contexts=contexts)
+
+
+@transaction.atomic
+def knowledge_claim_details_set(
+    *,
+    claim: Claim,
+    confidence: float,
+    valid_from: date | None,
+    valid_until: date | None,
+    tags: Sequence[Tag],
+    new_tag_names: Sequence[str],
+) -> Claim:
+    """Tags, validity dates and confidence from the claim's page, in one transaction. A
+    date is a whole day in the site's time zone: "true until 30 Nov" holds through it."""
+    claim_update(
+        claim=claim,
+        confidence=confidence,
+        valid_from=_day_start(valid_from) if valid_from else None,
+        valid_until=(
+            _day_start(valid_until + timedelta(days=1)) - timedelta(microseconds=1)
+            if valid_until
+            else None
+        ),
+    )
+    return claim_tags_set(claim=claim, tags=tags, new_tag_names=new_tag_names)
+
+
+def _day_start(day: date) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.min))

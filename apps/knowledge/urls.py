@@ -23,6 +23,7 @@ urlpatterns = [
     path("claims/<uuid:claim_id>/retract/", edit_views.claim_retract_view, name="claim-retract"),
     path("claims/<uuid:claim_id>/restore/", edit_views.claim_restore_view, name="claim-restore"),
     path("claims/<uuid:claim_id>/pin/", edit_views.claim_pin_view, name="claim-pin"),
+    path("claims/<uuid:claim_id>/details/", edit_views.claim_details_view, name="claim-details"),
     path("claims/<uuid:claim_id>/contexts/", edit_views.claim_contexts_view, name="claim-contexts"),
     path("claims/<uuid:claim_id>/review/", views.claim_review_view, name="review"),
 ]

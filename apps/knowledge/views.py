@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -16,6 +17,7 @@ from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_POST
@@ -43,7 +45,7 @@ from apps.contexts.selectors import (
 from apps.core.request_user import current_user
 
 from .forgetting import claim_forgotten
-from .forms import ClaimContextsForm, ClaimFilterForm, ContextForm, ReviewForm
+from .forms import ClaimContextsForm, ClaimDetailsForm, ClaimFilterForm, ContextForm, ReviewForm
 
 PAGE_SIZE = 25
 
@@ -198,7 +200,28 @@ def context_page(
 @require_GET
 def claim_detail(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
     user = current_user(request)
-    claim = claim_get(user=user, claim_id=claim_id)
+    return claim_page(request, user, claim_get(user=user, claim_id=claim_id))
+
+
+def claim_details_form(user: User, claim: Claim, data: Any = None) -> ClaimDetailsForm:
+    """The claim page's form for tags, validity dates and confidence (issue 30)."""
+    initial = {
+        "confidence": round(claim.confidence * 100),
+        "valid_from": timezone.localdate(claim.valid_from) if claim.valid_from else None,
+        "valid_until": timezone.localdate(claim.valid_until) if claim.valid_until else None,
+        "tags": [str(pk) for pk in claim.tags.values_list("pk", flat=True)],
+    }
+    return ClaimDetailsForm(data, initial=initial, tags=list(tag_list(user=user).order_by("name")))
+
+
+def claim_page(
+    request: HttpRequest,
+    user: User,
+    claim: Claim,
+    *,
+    details_form: ClaimDetailsForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
     message = claim.source_message
     chain = supersession_chain(claim=claim)
     return render(
@@ -227,7 +250,9 @@ def claim_detail(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
                 else ""
             ),
             admin_url=reverse("admin:claims_claim_change", args=[claim.pk]),
+            details_form=details_form or claim_details_form(user, claim),
         ),
+        status=status,
     )
 
 

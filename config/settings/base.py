@@ -57,6 +57,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Notes each signed-in browser for Settings → Sessions (apps/accounts/sessions.py).
+    "apps.accounts.middleware.SessionSeenMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "apps.accounts.middleware.LoginRequiredMiddleware",
     # Last, as django-axes asks: it turns a refused login into the lock-out answer.
@@ -128,11 +130,30 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "chat:home"
 LOGOUT_REDIRECT_URL = "login"
+# A reset link works for this long (Django's default is three days).
+PASSWORD_RESET_TIMEOUT = env.int("CAIRN_PASSWORD_RESET_TIMEOUT", default=60 * 60 * 24)
+# Reset e-mails one address may ask for (django-ratelimit, in the cache).
+CAIRN_RESET_EMAIL_RATE = env("CAIRN_RESET_EMAIL_RATE", default="5/h")
+
+# E-mail (password reset) from one URL: consolemail:// prints messages (the default),
+# smtp+tls://user:password@host:587 sends them (django-environ's email_url).
+_email = env.email_url("EMAIL_URL", default="consolemail://")
+EMAIL_BACKEND: str = _email["EMAIL_BACKEND"]
+EMAIL_HOST: str = _email.get("EMAIL_HOST") or "localhost"
+EMAIL_PORT: int = int(_email.get("EMAIL_PORT") or 25)
+EMAIL_HOST_USER: str = _email.get("EMAIL_HOST_USER") or ""
+EMAIL_HOST_PASSWORD: str = _email.get("EMAIL_HOST_PASSWORD") or ""
+EMAIL_USE_TLS: bool = bool(_email.get("EMAIL_USE_TLS", False))
+EMAIL_USE_SSL: bool = bool(_email.get("EMAIL_USE_SSL", False))
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Cairn <cairn@localhost>")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = env("TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True
+# Django's own date output (the admin) in the site's one format (config/formats/en/).
+FORMAT_MODULE_PATH = ["config.formats"]
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

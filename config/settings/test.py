@@ -22,3 +22,4 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 # Many tests sign up from the same test client address; the throttling tests lower it.
 CAIRN_SIGNUP_RATE = "10000/h"
+CAIRN_RESET_EMAIL_RATE = "10000/h"

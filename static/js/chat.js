@@ -501,6 +501,13 @@
     }
   });
 
+  // A message's menu folds when the user clicks elsewhere, as the conversation menus do.
+  document.addEventListener("click", function (event) {
+    document.querySelectorAll("details.msg-menu[open]").forEach(function (menu) {
+      if (!menu.contains(event.target)) menu.open = false;
+    });
+  });
+
   document.addEventListener("submit", function (event) {
     var rememberForm = event.target;
     if (!rememberForm.matches || !rememberForm.matches("form[data-remember]")) return;

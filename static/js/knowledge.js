@@ -20,6 +20,17 @@
     if (empty && list && !list.querySelector("[data-review-item]")) empty.hidden = false;
   }
 
+  // Lists: ticking (or unticking) an item's checkbox sends its form, which marks it done
+  // (or restores it); without JavaScript the Save button beside it does (issue 30).
+  document.addEventListener("change", function (event) {
+    var box = event.target;
+    if (!(box instanceof HTMLInputElement) || !box.hasAttribute("data-list-check")) return;
+    var form = box.form;
+    if (!form) return;
+    box.disabled = true;
+    if (form.requestSubmit) form.requestSubmit(); else form.submit();
+  });
+
   // A destructive form asks first (without JavaScript it posts; the claims are kept anyway).
   document.addEventListener("submit", function (event) {
     var form = event.target;

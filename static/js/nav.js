@@ -3,6 +3,21 @@
 // single row that scrolls inside itself (static/css/cairn.css).
 (function () {
   "use strict";
+  // The user's (developer) menu is a <details>: a click elsewhere or Escape folds it.
+  var userMenu = document.querySelector(".user-menu");
+  if (userMenu) {
+    document.addEventListener("click", function (event) {
+      if (userMenu.open && !userMenu.contains(event.target)) userMenu.open = false;
+    });
+    userMenu.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && userMenu.open) {
+        event.stopPropagation();
+        userMenu.open = false;
+        userMenu.querySelector("summary").focus();
+      }
+    });
+  }
+
   var toggle = document.querySelector(".nav-toggle");
   var menu = document.getElementById("site-menu");
   var bar = toggle && toggle.closest(".topbar");

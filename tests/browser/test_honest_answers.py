@@ -72,15 +72,15 @@ def test_the_shopping_list_is_ticked_off_and_restored_on_the_knowledge_page(
     expect(shopping).to_contain_text("Oat milk")
     expect(page.get_by_role("region", name=re.compile("Goals"))).to_contain_text("Run a marathon")
 
-    shopping.get_by_role("button", name=f"Tick off #{milk.number}: Oat milk").click()
+    shopping.get_by_role("checkbox", name=f"Tick off #{milk.number}: Oat milk").click()
 
     expect(page.get_by_text(f"Done: #{milk.number} “Oat milk”.")).to_be_visible()
     shopping = page.get_by_role("region", name=re.compile("Shopping list"))
     shopping.get_by_text(re.compile(r"Done \(1\)")).click()
     shot("lists-done")
-    shopping.get_by_role("button", name=f"Restore #{milk.number}: Oat milk").click()
+    shopping.get_by_role("checkbox", name=f"Restore #{milk.number}: Oat milk").click()
     expect(page.get_by_text(f"Restored #{milk.number} “Oat milk”.")).to_be_visible()
     shopping = page.get_by_role("region", name=re.compile("Shopping list"))
     expect(
-        shopping.get_by_role("button", name=f"Tick off #{milk.number}: Oat milk")
-    ).to_be_visible()
+        shopping.get_by_role("checkbox", name=f"Tick off #{milk.number}: Oat milk")
+    ).not_to_be_checked()

@@ -15,21 +15,15 @@ from apps.claims.services import claim_create, claim_supersede
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def browser(client: Client, user: User) -> Client:
-    client.force_login(user)
-    return client
-
-
 def _text(html: str) -> str:
     return re.sub(r"<[^>]+>", " ", html)
 
 
-def test_the_claim_page_shows_its_number_once(browser: Client, user: User) -> None:
+def test_the_claim_page_shows_its_number_once(page_client: Client, user: User) -> None:
     claim_create(user=user, statement="I like tea")
     claim = claim_create(user=user, statement="I am allergic to penicillin")
 
-    page = browser.get(reverse("knowledge:claim", args=[claim.pk])).text
+    page = page_client.get(reverse("knowledge:claim", args=[claim.pk])).text
 
     card = _text(page.split('class="card"', 1)[1].split("</dl>", 1)[0])
     assert re.findall(r"#\d+", card) == ["#2"]
@@ -37,12 +31,12 @@ def test_the_claim_page_shows_its_number_once(browser: Client, user: User) -> No
     assert "@allergic_penicillin" not in page
 
 
-def test_the_list_shows_one_row_per_memory_with_its_number(browser: Client, user: User) -> None:
+def test_the_list_shows_one_row_per_memory_with_its_number(page_client: Client, user: User) -> None:
     old = claim_create(user=user, statement="I am vegetarian")
     claim_supersede(claim=old, statement="I am vegan")
 
-    page = browser.get(reverse("knowledge:home")).text
-    earlier = browser.get(reverse("knowledge:home"), {"status": "superseded"}).text
+    page = page_client.get(reverse("knowledge:home")).text
+    earlier = page_client.get(reverse("knowledge:home"), {"status": "superseded"}).text
 
     assert page.count('<span class="k-num">#1</span>') == 1
     assert "I am vegan" in page
@@ -52,11 +46,11 @@ def test_the_list_shows_one_row_per_memory_with_its_number(browser: Client, user
     assert "I am vegetarian" in earlier
 
 
-def test_an_earlier_version_page_points_to_the_current_one(browser: Client, user: User) -> None:
+def test_an_earlier_version_page_points_to_the_current_one(page_client: Client, user: User) -> None:
     old = claim_create(user=user, statement="I am vegetarian")
     new = claim_supersede(claim=old, statement="I am vegan")
 
-    page = browser.get(reverse("knowledge:claim", args=[old.pk])).text
+    page = page_client.get(reverse("knowledge:claim", args=[old.pk])).text
 
     assert "An earlier version of #1." in page
     assert reverse("knowledge:claim", args=[new.pk]) in page

@@ -13,6 +13,7 @@ from .claims import (
     create_with_friendly_id,
 )
 from .labels import (
+    claim_tags_set,
     entity_create,
     entity_link_claims,
     entity_update,
@@ -36,6 +37,7 @@ __all__ = [
     "claim_review",
     "claim_set_pinned",
     "claim_supersede",
+    "claim_tags_set",
     "claim_update",
     "create_with_friendly_id",
     "entity_create",

@@ -146,3 +146,24 @@ def tag_update(
 
 def tag_link_claims(*, tag: Tag, claims: Iterable[Claim]) -> None:
     tag.claims.add(*_own_claims(tag.user, claims))
+
+
+@transaction.atomic
+def claim_tags_set(
+    *, claim: Claim, tags: Iterable[Tag], new_tag_names: Iterable[str] = ()
+) -> Claim:
+    """Give ``claim`` exactly these tags: ``tags`` (the owner's own) and tags named in
+    ``new_tag_names``, an existing one of that name (any case) or a new one."""
+    chosen = list(tags)
+    if any(tag.user_id != claim.user_id for tag in chosen):
+        raise ValidationError({"tags": "Only your own tags can be chosen."})
+    by_name = {tag.name.lower(): tag for tag in Tag.objects.filter(user_id=claim.user_id)}
+    for name in new_tag_names:
+        clean = " ".join(name.split())
+        if not clean:
+            continue
+        tag = by_name.get(clean.lower()) or tag_create(user=claim.user, name=clean)
+        by_name[clean.lower()] = tag
+        chosen.append(tag)
+    claim.tags.set({tag.pk: tag for tag in chosen}.values())
+    return claim

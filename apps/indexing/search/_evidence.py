@@ -27,9 +27,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from django.utils import timezone
-
 from apps.claims.models import Claim, ClaimStatus
+from apps.core.date_labels import day_label
 from apps.core.words import STOP_WORDS
 
 from ._quoting import quotable
@@ -55,11 +54,8 @@ def said_by(*, role: str, external_source: str = "") -> str:
 
 
 def said_on(moment: datetime, *, now: datetime | None = None) -> str:
-    """ "3 May" this year, "6 May 2024" another year."""
-    local = timezone.localtime(moment)
-    today = timezone.localtime(now) if now else timezone.localtime()
-    day = f"{local.day} {local:%b}"
-    return day if local.year == today.year else f"{day} {local.year}"
+    """ "3 May" this year, "6 May 2024" another year: the site's one date format."""
+    return day_label(moment, now=now)
 
 
 def turn_title(

@@ -40,6 +40,7 @@ from apps.core.admin_services import (
     copy_row,
     service_call,
 )
+from apps.core.date_labels import moment_label
 from apps.core.request_user import current_user
 
 from . import actions
@@ -222,7 +223,7 @@ class ClaimAdmin(ServiceAdminMixin, OwnedModelAdmin):
         if message is None:
             return "—"
         text = Truncator(message.content).chars(300)
-        when = message.created_at.strftime("%Y-%m-%d %H:%M")
+        when = moment_label(message.created_at)
         url = source_message_url(message)
         if url:
             return format_html(
