@@ -26,11 +26,36 @@ from .request_user import current_user
 from .storage import StorageUnavailable
 
 
+def field_errors(error: DjangoValidationError) -> dict[str, list[str]]:
+    """A service's refusal as both JSON APIs answer it (400): ``{field: [message]}``, or
+    ``{"detail": [message]}`` when it names no field."""
+    if hasattr(error, "error_dict"):
+        return error.message_dict
+    return {"detail": error.messages}
+
+
 def as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
     """A service's field errors, unchanged, as DRF's 400 body."""
-    if hasattr(error, "error_dict"):
-        return serializers.ValidationError(error.message_dict)
-    return serializers.ValidationError({"detail": error.messages})
+    return serializers.ValidationError(field_errors(error))
+
+
+# Where django-ninja says a value came from; the field is named without it, as DRF does.
+_NINJA_SOURCES = frozenset({"body", "query", "path", "form", "header", "cookie", "file"})
+
+
+def ninja_field_errors(errors: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """django-ninja's validation errors in DRF's shape: ``{"title": ["String should have
+    at most 200 characters"]}`` for ``loc = ["body", "payload", "title"]``."""
+    found: dict[str, list[str]] = {}
+    for item in errors:
+        loc = [str(part) for part in item.get("loc", ())]
+        if loc and loc[0] in _NINJA_SOURCES:
+            source, loc = loc[0], loc[1:]
+            if source == "body" and len(loc) > 1:
+                loc = loc[1:]  # the view's parameter name ("payload"), not a field
+        field = ".".join(loc) or "detail"
+        found.setdefault(field, []).append(f"{str(item.get('msg', 'Invalid value')).rstrip('.')}.")
+    return found
 
 
 STORAGE_REFUSED = OpenApiResponse(

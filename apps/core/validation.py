@@ -22,6 +22,25 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
     return dict(serializer.validated_data)
 
 
+# Query parameters every list endpoint reads besides its filters (pagination, DRF's format).
+COMMON_QUERY_PARAMETERS = frozenset({"limit", "offset", "format"})
+
+
+def validated_query(
+    serializer_class: type[serializers.Serializer], params: QueryDict
+) -> dict[str, Any]:
+    """A list endpoint's filters, validated; an unknown parameter is refused by name
+    instead of silently ignored (``?search=oat`` listed every claim: the filter is ``q``)."""
+    known = set(serializer_class().fields) | COMMON_QUERY_PARAMETERS
+    unknown = sorted(set(params) - known)
+    if unknown:
+        choices = ", ".join(sorted(known))
+        raise serializers.ValidationError(
+            {name: [f"Unknown query parameter; this endpoint reads {choices}."] for name in unknown}
+        )
+    return validated(serializer_class, params)
+
+
 # What PostgreSQL cannot store, or stores but cannot give back, checked at every door
 # (issue 15): the HTTP middleware below for pages and both APIs, ``input_problem`` for the
 # websocket and the importers. A bad value is a 400 naming its field, never a 500.

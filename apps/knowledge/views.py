@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -21,19 +21,16 @@ from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.models import User
-from apps.claims.models import USABLE_STATUSES, Claim, ClaimStatus, Tag
+from apps.claims.models import USABLE_STATUSES, ClaimStatus
 from apps.claims.presentation import source_message_url, supersession_chain
 from apps.claims.selectors import (
     claim_get,
-    claim_list,
     claims_pending,
-    tag_descendant_ids,
     tag_list,
 )
 from apps.claims.services import claim_review
 from apps.contexts.models import Context
 from apps.contexts.selectors import (
-    claims_in_context,
     context_ancestors,
     context_get,
     context_memberships,
@@ -41,6 +38,7 @@ from apps.contexts.selectors import (
     context_tree,
 )
 from apps.core.request_user import current_user
+from apps.memory.selectors import ClaimFilters, claims_filtered
 
 from .forgetting import claim_forgotten
 from .forms import ClaimContextsForm, ClaimFilterForm, ContextForm, ReviewForm
@@ -52,28 +50,18 @@ def page_context(user: User, **extra: object) -> dict[str, object]:
     return {"nav": "knowledge", "pending_count": claims_pending(user=user).count(), **extra}
 
 
-def _filtered_claims(
-    user: User, filters: dict[str, str], contexts: dict[str, Context], tags: dict[str, Tag]
-) -> QuerySet[Claim]:
-    """The user's claims narrowed by the page's filters; ``contexts`` and ``tags`` are the
-    user's own (the form only accepts those), keyed by their id."""
-    pinned = {"yes": True, "no": False}.get(filters.get("pinned", ""))
-    tag = tags.get(filters.get("tag", ""))
-    tag_ids = tag_descendant_ids(user=user, tag=tag) if tag is not None else None
-    claims = claim_list(
-        user=user,
-        query=filters.get("q", "").lstrip("@"),
-        pinned=pinned,
-        tag_ids=tag_ids,
+def _claim_filters(filters: dict[str, str]) -> ClaimFilters:
+    """The page's valid filters (the form offers only the user's contexts and tags) as
+    the shared claim filters."""
+    return ClaimFilters(
+        q=filters.get("q", ""),
+        pinned={"yes": True, "no": False}.get(filters.get("pinned", "")),
+        tag=filters.get("tag") or None,
+        context=filters.get("context") or None,
         statuses=[filters["status"]] if filters.get("status") else None,
         claim_types=[filters["type"]] if filters.get("type") else None,
         domains=[filters["domain"]] if filters.get("domain") else None,
     )
-    context = contexts.get(filters.get("context", ""))
-    if context is not None:
-        members = claims_in_context(user=user, context=context)
-        claims = claims.filter(pk__in=members.values("pk"))
-    return claims
 
 
 @require_GET
@@ -83,9 +71,7 @@ def home(request: HttpRequest) -> HttpResponse:
     tags = list(tag_list(user=user))
     form = ClaimFilterForm(request.GET or None, contexts=tree, tags=tags)
     filters = form.values() if request.GET else {}
-    claims = _filtered_claims(
-        user, filters, contexts={str(c.pk): c for c, _ in tree}, tags={str(t.pk): t for t in tags}
-    )
+    claims = claims_filtered(user=user, filters=_claim_filters(filters))
     page = Paginator(claims.prefetch_related("tags", "contexts"), PAGE_SIZE).get_page(
         request.GET.get("page")
     )

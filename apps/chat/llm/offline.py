@@ -110,7 +110,9 @@ class OfflineProvider:
         elif remember and tool_executor is not None and MEMORY_ADD.name in offered:
             statement = " ".join(remember.group("statement").split())
             call = ToolCall(
-                id="offline_call_1", name=MEMORY_ADD.name, input={"statement": statement}
+                id="offline_call_1",
+                name=MEMORY_ADD.name,
+                input={"statement": statement, "asked_by_user": True},
             )
             yield call
             result = await run_tool_call(call, available=offered, executor=tool_executor)
@@ -183,7 +185,11 @@ async def _obey(
         for item in command.items:
             async for event in call(
                 MEMORY_ADD.name,
-                {"statement": item_statement(item), "claim_types": [command.claim_type]},
+                {
+                    "statement": item_statement(item),
+                    "claim_types": [command.claim_type],
+                    "asked_by_user": True,  # the user's own command, whatever the mode
+                },
             ):
                 yield event
                 if isinstance(event, ToolResult):
