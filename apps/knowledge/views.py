@@ -21,7 +21,7 @@ from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.models import User
-from apps.claims.models import USABLE_STATUSES, ClaimStatus
+from apps.claims.models import USABLE_STATUSES, ClaimStatus, Tag
 from apps.claims.presentation import source_message_url, supersession_chain
 from apps.claims.selectors import (
     claim_get,
@@ -50,14 +50,16 @@ def page_context(user: User, **extra: object) -> dict[str, object]:
     return {"nav": "knowledge", "pending_count": claims_pending(user=user).count(), **extra}
 
 
-def _claim_filters(filters: dict[str, str]) -> ClaimFilters:
-    """The page's valid filters (the form offers only the user's contexts and tags) as
-    the shared claim filters."""
+def _claim_filters(
+    filters: dict[str, str], contexts: dict[str, Context], tags: dict[str, Tag]
+) -> ClaimFilters:
+    """The page's valid filters as the shared claim filters; ``contexts`` and ``tags`` are
+    the user's own (the form only accepts those), keyed by their id."""
     return ClaimFilters(
         q=filters.get("q", ""),
         pinned={"yes": True, "no": False}.get(filters.get("pinned", "")),
-        tag=filters.get("tag") or None,
-        context=filters.get("context") or None,
+        tag=tags.get(filters.get("tag", "")),
+        context=contexts.get(filters.get("context", "")),
         statuses=[filters["status"]] if filters.get("status") else None,
         claim_types=[filters["type"]] if filters.get("type") else None,
         domains=[filters["domain"]] if filters.get("domain") else None,
@@ -71,7 +73,14 @@ def home(request: HttpRequest) -> HttpResponse:
     tags = list(tag_list(user=user))
     form = ClaimFilterForm(request.GET or None, contexts=tree, tags=tags)
     filters = form.values() if request.GET else {}
-    claims = claims_filtered(user=user, filters=_claim_filters(filters))
+    claims = claims_filtered(
+        user=user,
+        filters=_claim_filters(
+            filters,
+            contexts={str(c.pk): c for c, _ in tree},
+            tags={str(t.pk): t for t in tags},
+        ),
+    )
     page = Paginator(claims.prefetch_related("tags", "contexts"), PAGE_SIZE).get_page(
         request.GET.get("page")
     )

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 from django.db.models import QuerySet
 from django.http import Http404
 
-from apps.claims.models import Claim
+from apps.claims.models import Claim, Tag
 from apps.claims.selectors import claim_list, tag_descendant_ids, tag_get
+from apps.contexts.models import Context
 from apps.contexts.selectors import claims_in_context, context_get
 
 if TYPE_CHECKING:
@@ -25,9 +26,10 @@ class ClaimFilters:
     claim_types: Sequence[str] | None = None
     domains: Sequence[str] | None = None
     pinned: bool | None = None
-    tag: uuid.UUID | str | None = None  # includes its child tags
+    # A tag or context by id, or the user's own row a page has already read.
+    tag: Tag | uuid.UUID | str | None = None  # includes its child tags
     entity: uuid.UUID | str | None = None
-    context: uuid.UUID | str | None = None  # includes its sub-contexts
+    context: Context | uuid.UUID | str | None = None  # includes its sub-contexts
     q: str = ""  # words, a friendly ID (a leading @ is ignored) or #42
 
 
@@ -35,9 +37,12 @@ def claims_filtered(*, user: User, filters: ClaimFilters) -> QuerySet[Claim]:
     """Search results best first; otherwise the most recently changed first, in a stable
     order for pages. A tag or context that is not the user's matches nothing rather than
     answering 404 to a query."""
+    tag, context = filters.tag or None, filters.context or None
     try:
-        tag = tag_get(user=user, tag_id=filters.tag) if filters.tag else None
-        context = context_get(user=user, context_id=filters.context) if filters.context else None
+        if tag is not None and not isinstance(tag, Tag):
+            tag = tag_get(user=user, tag_id=tag)
+        if context is not None and not isinstance(context, Context):
+            context = context_get(user=user, context_id=context)
     except Http404:
         return Claim.objects.none()
     query = filters.q.strip().lstrip("@")

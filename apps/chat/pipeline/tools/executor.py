@@ -103,7 +103,7 @@ class TurnTools:
         if not remembered.created:
             verb = "Already known, reinforced"
         elif remembered.waits_for_review:
-            verb = "Saved, waiting for the user's review in Cairn"
+            verb = "Saved (waits for the user's review in Cairn)"
         else:
             verb = "Saved"
         return f"{verb}: #{claim.number} (@{claim.friendly_id}) {_safe(claim.statement)} [{number}]"
