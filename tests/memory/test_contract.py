@@ -62,6 +62,13 @@ def _sentence(text: str) -> dict[str, str]:
     return {name: words}
 
 
+def _first(words: Any) -> str:
+    """The first message of a DRF field error (a list field's is keyed by item)."""
+    while not isinstance(words, str):
+        words = next(iter(words.values())) if isinstance(words, dict) else words[0]
+    return words
+
+
 class Doors:
     def __init__(self, user: User, site: str) -> None:
         self.user, self.site = user, site
@@ -93,7 +100,7 @@ class Doors:
     def _json(self, response: Any) -> Outcome:
         body = response.json() if response.content else None
         if response.status_code >= 400:
-            return Outcome(str(body), {name: words[0] for name, words in body.items()})
+            return Outcome(str(body), {name: _first(words) for name, words in body.items()})
         return Outcome(str(body), data=body)
 
     def rest(self, method: str, url: str, data: dict[str, Any] | None = None) -> Outcome:
@@ -186,7 +193,12 @@ def edit(doors: Doors, door: str, claim: Claim, statement: str) -> Outcome:
         return doors.rest(
             "post", f"/api/v1/claims/{claim.number}/supersede/", {"statement": statement}
         )
-    form = {"statement": statement, "claim_types": claim.claim_types, "save": "new_version"}
+    form = {
+        "statement": statement,
+        "claim_types": claim.claim_types,
+        "contexts": [str(pk) for pk in claim.contexts.values_list("pk", flat=True)],  # as shown
+        "save": "new_version",
+    }
     return doors.page(f"/knowledge/claims/{claim.pk}/edit/", form)
 
 
