@@ -12,7 +12,7 @@ from django.http import Http404
 
 from apps.claims.models import USABLE_STATUSES, Claim
 from apps.claims.selectors import claim_list, claims_by_id
-from apps.facts.models import ProjectFact
+from apps.facts.models import FactOrigin, ProjectFact
 from apps.facts.selectors import facts_current
 from apps.facts.services import FactWriteResult, fact_store
 from apps.indexing.search import SearchHit, evidence_search
@@ -130,10 +130,10 @@ def facts_get(*, user: User, data: FactsInput) -> Facts:
     return Facts(project=project, facts=list(facts[:MAX_FACTS]))
 
 
-def fact_set(*, user: User, data: FactSetInput) -> FactWriteResult:
+def fact_set(*, user: User, data: FactSetInput, origin: str = FactOrigin.API) -> FactWriteResult:
     """Stored, updated (the old value kept as history) or unchanged."""
     project = memory_project(user=user, project=data.project)
     try:
-        return fact_store(project=project, key=data.key, value=data.value)
+        return fact_store(project=project, key=data.key, value=data.value, origin=origin)
     except ValidationError as error:
         raise refusal_from(error, default_field="key") from error

@@ -29,7 +29,9 @@ from apps.chat.services import conversation_create
 from apps.claims.models import Claim, ClaimStatus
 from apps.claims.services import claim_complete, claim_create, claim_retract
 from apps.contexts.services import context_add_claims, context_create
+from apps.facts.models import ProjectFact
 from apps.memory.actions import MEMORY_OFF
+from apps.projects.services import project_ensure_personal
 from tests.factories import UserFactory
 from tests.processes import running_site
 
@@ -416,6 +418,41 @@ def test_read_refuses_a_document_that_is_not_the_users(doors: Doors, door: str) 
     )
 
     assert outcome.refused == {"document_id": f"There is no document {missing}."}
+
+
+# ---- facts --------------------------------------------------------------------------
+
+
+def fact_set(doors: Doors, door: str, key: str, value: str) -> Outcome:
+    if door == "mcp":
+        return doors.mcp("set_fact", {"key": key, "value": value})
+    project = project_ensure_personal(user=doors.user)
+    return doors.rest("post", f"/api/v1/projects/{project.pk}/facts/", {"key": key, "value": value})
+
+
+def facts_get(doors: Doors, door: str) -> str:
+    if door == "mcp":
+        return doors.mcp("get_facts", {}).text
+    project = project_ensure_personal(user=doors.user)
+    found = doors.rest("get", f"/api/v1/projects/{project.pk}/facts/").data["results"]
+    return "\n".join(f"{fact['key']} = {fact['value']}" for fact in found)
+
+
+@pytest.mark.parametrize("door", ["mcp", "rest"])
+def test_a_fact_set_twice_keeps_its_history(doors: Doors, user: User, door: str) -> None:
+    first = fact_set(doors, door, "user.tea", "green")
+    second = fact_set(doors, door, "user.tea", "black")
+    empty = fact_set(doors, door, "", "black")
+
+    assert first.done, first.text
+    assert second.done, second.text
+    assert set(empty.refused) == {"key"}, empty.text
+    stored = ProjectFact.objects.filter(project__owner=user).order_by("effective_at", "pk")
+    assert [(f.value_text, f.is_current, f.origin) for f in stored] == [
+        ("green", False, "api"),
+        ("black", True, "api"),
+    ]
+    assert facts_get(doors, door) == "user.tea = black"
 
 
 # ---- the JSON APIs' one error shape -------------------------------------------------
