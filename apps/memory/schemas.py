@@ -186,7 +186,7 @@ def refusal_of(error: ValidationError) -> MemoryRefusal:
         text = str(cause)
     elif item["type"] == "missing":
         text = "This field is required."
-    elif item["type"] == "extra_forbidden":
+    elif item["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
         text = "Unknown field."
     else:
         text = item["msg"]
