@@ -20,7 +20,6 @@ from apps.memory.actions import (
     memory_restore,
     memory_retract,
 )
-from apps.memory.errors import MemoryRefusal
 from apps.memory.reading import fact_set, facts_get, memory_list, memory_read, memory_search
 from apps.memory.schemas import (
     SEARCH_KINDS,
@@ -40,8 +39,6 @@ if TYPE_CHECKING:
     from apps.accounts.models import User
 
 LINE_CHARS = 600
-# Kept for callers that named the MCP's refusal: it is the memory layer's.
-MemoryToolError = MemoryRefusal
 
 
 def _safe(text: str, limit: int = LINE_CHARS) -> str:
