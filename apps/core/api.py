@@ -19,11 +19,14 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from .request_user import current_user
 from .storage import StorageUnavailable
+from .validation import query_parameters_refused
 
 
 def field_errors(error: DjangoValidationError) -> dict[str, list[str]]:
@@ -84,9 +87,21 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 
 class BoundedLimitOffsetPagination(LimitOffsetPagination):
     """``?limit`` at most 200 (more is served as 200); ``?offset`` within a PostgreSQL
-    integer, past the end simply empty (the input guard refuses larger ones)."""
+    integer, past the end simply empty (the input guard refuses larger ones).
+
+    Every list endpoint pages through here, so here an unknown query parameter is refused
+    by name (400) rather than silently ignored: besides ``limit`` and ``offset`` a list
+    reads its view's ``filter_serializer_class`` fields and ``query_parameters``."""
 
     max_limit = 200
+
+    def paginate_queryset(
+        self, queryset: Any, request: Request, view: APIView | None = None
+    ) -> list[Any] | None:
+        filters = getattr(view, "filter_serializer_class", None)
+        known = [*getattr(view, "query_parameters", ()), *(filters().fields if filters else ())]
+        query_parameters_refused(request.query_params, known=known)
+        return super().paginate_queryset(queryset, request, view)
 
 
 @extend_schema_field(OpenApiTypes.UUID)  # every user-owned object has a UUID key

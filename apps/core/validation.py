@@ -6,6 +6,7 @@ import json
 import math
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -31,14 +32,19 @@ def validated_query(
 ) -> dict[str, Any]:
     """A list endpoint's filters, validated; an unknown parameter is refused by name
     instead of silently ignored (``?search=oat`` listed every claim: the filter is ``q``)."""
-    known = set(serializer_class().fields) | COMMON_QUERY_PARAMETERS
-    unknown = sorted(set(params) - known)
-    if unknown:
-        choices = ", ".join(sorted(known))
-        raise serializers.ValidationError(
-            {name: [f"Unknown query parameter; this endpoint reads {choices}."] for name in unknown}
-        )
+    query_parameters_refused(params, known=serializer_class().fields)
     return validated(serializer_class, params)
+
+
+def query_parameters_refused(params: QueryDict, *, known: Iterable[str]) -> None:
+    """A 400 naming each query parameter the endpoint does not read (besides pagination)."""
+    allowed = set(known) | COMMON_QUERY_PARAMETERS
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        reads = ", ".join(sorted(allowed))
+        raise serializers.ValidationError(
+            {name: [f"Unknown query parameter; this endpoint reads {reads}."] for name in unknown}
+        )
 
 
 # What PostgreSQL cannot store, or stores but cannot give back, checked at every door

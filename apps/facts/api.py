@@ -88,6 +88,7 @@ class FactWriteOutputSerializer(serializers.Serializer):
 
 
 class ProjectFactViewSet(viewsets.GenericViewSet):
+    filter_serializer_class = FactListQuerySerializer
     queryset = ProjectFact.objects.none()  # every read goes through the user's selectors
     serializer_class = FactOutputSerializer
     lookup_url_kwarg = "key"

@@ -462,9 +462,14 @@ def test_an_unknown_query_parameter_is_refused_by_name(doors: Doors, user: User)
     claim_create(user=user, statement="Oat milk", claim_types=["shopping_item"])
 
     outcome = doors.rest("get", "/api/v1/claims/?search=oat")
+    # Every list pages through one paginator, which refuses what its view does not read
+    tags = doors.rest("get", "/api/v1/tags/?name=oat&limit=5")
+    conversations = doors.rest("get", "/api/v1/conversations/?archived=all&q=oat&limit=5")
 
     assert set(outcome.refused) == {"search"}
     assert "q" in outcome.refused["search"]
+    assert set(tags.refused) == {"name"}
+    assert conversations.done, conversations.text
 
 
 def test_both_json_apis_answer_a_bad_value_with_400_naming_the_field(doors: Doors) -> None:

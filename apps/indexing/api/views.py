@@ -54,6 +54,7 @@ def _project(request: Request, project_id: Any) -> Project | None:
 
 
 class SourceViewSet(viewsets.GenericViewSet):
+    filter_serializer_class = SourceFilterSerializer
     queryset = Source.objects.none()  # every read goes through the user's selectors
     serializer_class = SourceOutputSerializer
 
@@ -125,6 +126,7 @@ class UploadAwareSchema(AutoSchema):
 
 
 class DocumentViewSet(viewsets.GenericViewSet):
+    filter_serializer_class = DocumentFilterSerializer
     schema = UploadAwareSchema()
 
     queryset = Document.objects.none()

@@ -64,6 +64,7 @@ def claim_output(claim: Claim) -> dict[str, Any]:
 
 
 class ClaimViewSet(viewsets.GenericViewSet):
+    filter_serializer_class = ClaimFilterSerializer
     queryset = Claim.objects.none()  # every read goes through the user's selectors
     serializer_class = ClaimOutputSerializer
     lookup_url_kwarg = "key"

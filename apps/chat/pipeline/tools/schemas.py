@@ -2,11 +2,13 @@
 
 The inputs are the memory layer's (``apps.memory.schemas``), one per action and shared
 with MCP and REST; this module names the tools, maps their arguments onto those inputs
-and names a refusal's argument as the tool calls it. Only the contract lives here. The executor that touches the database belongs to the reply
-pipeline: it receives a `ToolCall`, turns `call.input` into one of the typed inputs below
-with `parse_tool_input` (a `ToolInputError` becomes an `is_error` result the model can
-correct), does the work for the requesting user, registers what it found in the turn's
-source registry and answers with a `ToolResult` naming those sources by `[N]`.
+and names a refusal's argument as the tool calls it. Only the contract lives here.
+
+The executor that touches the database belongs to the reply pipeline: it receives a
+`ToolCall`, turns `call.input` into one of the typed inputs below with `parse_tool_input`
+(a `ToolInputError` becomes an `is_error` result the model can correct), does the work
+for the requesting user, registers what it found in the turn's source registry and
+answers with a `ToolResult` naming those sources by `[N]`.
 """
 
 from __future__ import annotations
