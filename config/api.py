@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import (
     SpectacularAPIView,
     SpectacularSwaggerSplitView,
 )
 from ninja import NinjaAPI
+from ninja.errors import ValidationError as NinjaValidationError
 from ninja.security import SessionAuth
 from rest_framework.routers import DefaultRouter
 
@@ -19,6 +22,7 @@ from apps.chat.reference_api import MessageResolveApi
 from apps.chat.ui_api import router as chat_ui_router
 from apps.contexts.reference_api import ReferenceResolveApi
 from apps.contexts.ui_api import router as contexts_ui_router
+from apps.core.api import field_errors, ninja_field_errors
 from apps.facts.api import ProjectFactViewSet
 from apps.indexing.api import DocumentViewSet, SearchApi, SourceViewSet
 from apps.knowledge.api import (
@@ -79,6 +83,20 @@ ui_api = NinjaAPI(
     auth=SessionAuth(csrf=True),
     docs_url=None,
 )
+
+
+# One error shape on both JSON APIs: a refused value is a 400 naming its field, as DRF
+# answers it (django-ninja's own answer was a 422 with its own shape).
+@ui_api.exception_handler(NinjaValidationError)
+def _invalid_input(request: HttpRequest, error: NinjaValidationError) -> HttpResponse:
+    return ui_api.create_response(request, ninja_field_errors(list(error.errors)), status=400)
+
+
+@ui_api.exception_handler(DjangoValidationError)
+def _refused(request: HttpRequest, error: DjangoValidationError) -> HttpResponse:
+    return ui_api.create_response(request, field_errors(error), status=400)
+
+
 ui_api.add_router("/", accounts_ui_router)
 ui_api.add_router("/", contexts_ui_router)
 ui_api.add_router("/", chat_ui_router)

@@ -184,6 +184,7 @@ class ConversationViewSet(
 ):
     serializer_class = ConversationSerializer
     queryset = Conversation.objects.none()
+    query_parameters = ("archived", "q")  # the list's filters; any other is refused
     http_method_names = ["get", "post", "patch", "delete"]
 
     def get_queryset(self) -> Any:

@@ -8,13 +8,13 @@ import uuid
 
 from django.db import transaction
 
-from apps.accounts.models import MemoryMode
 from apps.chat.models import Message
-from apps.claims.models import ClaimOrigin, ClaimStatus
+from apps.claims.models import ClaimOrigin
 from apps.core.work import durable
+from apps.memory.actions import status_kept
+from apps.memory.dedupe import claim_add_or_reinforce
 
 from .claim_extraction import EXTRACT_SYSTEM, Candidate, parse_llm_candidates, rule_based_candidates
-from .pipeline.dedupe import claim_add_or_reinforce
 
 logger = logging.getLogger(__name__)
 
@@ -62,9 +62,9 @@ def extract_memories(user_message_id: str, assistant_message_id: str) -> int:
     if user_message is None or assistant is None:
         return 0
     user = user_message.conversation.user
-    if user.memory_mode == MemoryMode.OFF:
+    status = status_kept(user=user)  # the memory mode, as every door applies it
+    if status is None:
         return 0
-    status = ClaimStatus.PENDING if user.memory_mode == MemoryMode.SUGGEST else ClaimStatus.ACTIVE
     created = 0
     for candidate in _candidates(user_message, assistant):
         with transaction.atomic():

@@ -8,14 +8,11 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 from django.urls import reverse
 from ninja import Field, Query, Router, Schema, Status
-from ninja.errors import HttpError
 
 from apps.chat.models import Conversation
-from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.chat.pipeline.types import MAX_MESSAGE_CHARS
 from apps.chat.presentation import remember_default
 from apps.chat.selectors import conversation_get, conversation_list, message_get
@@ -29,9 +26,10 @@ from apps.chat.services import (
 )
 from apps.claims.models import Claim, ClaimOrigin
 from apps.claims.selectors import claim_get, claims_pending
-from apps.claims.services import claim_pin as claim_pin_service
 from apps.core.request_user import current_user
 from apps.facts.extraction import message_rank_spans
+from apps.memory.actions import memory_pin, memory_remember
+from apps.memory.schemas import RememberInput, parse
 
 router = Router(tags=["chat"])
 LIST_LIMIT = 200
@@ -110,10 +108,6 @@ def _claim_out(claim: Claim) -> ClaimOut:
     )
 
 
-def _invalid(error: ValidationError) -> HttpError:
-    return HttpError(422, " ".join(error.messages))
-
-
 @router.get("/conversations", response=list[ConversationOut])
 def conversations(request: HttpRequest, params: Query[ConversationQuery]) -> list[ConversationOut]:
     found = conversation_list(user=current_user(request), archived=params.archived, query=params.q)
@@ -124,11 +118,9 @@ def conversations(request: HttpRequest, params: Query[ConversationQuery]) -> lis
 def conversation_new(
     request: HttpRequest, payload: ConversationCreateIn
 ) -> Status[ConversationOut]:
-    """201 with a new conversation, or 200 with the newest one while it is still empty."""
-    try:
-        conversation, created = conversation_start(user=current_user(request), title=payload.title)
-    except ValidationError as error:
-        raise _invalid(error) from error
+    """201 with a new conversation, or 200 with the newest one while it is still empty. A
+    refusal (ValidationError) is the API's 400 naming the field (config/api.py)."""
+    conversation, created = conversation_start(user=current_user(request), title=payload.title)
     return Status(201 if created else 200, _conversation_out(conversation))
 
 
@@ -137,11 +129,8 @@ def conversation_patch(
     request: HttpRequest, conversation_id: uuid.UUID, payload: ConversationPatchIn
 ) -> ConversationOut:
     conversation = conversation_get(user=current_user(request), conversation_id=conversation_id)
-    try:
-        if payload.title is not None:
-            conversation_update(conversation=conversation, title=payload.title)
-    except ValidationError as error:
-        raise _invalid(error) from error
+    if payload.title is not None:
+        conversation_update(conversation=conversation, title=payload.title)
     if payload.archived is not None:
         conversation_set_archived(conversation=conversation, archived=payload.archived)
     return _conversation_out(conversation)
@@ -187,7 +176,7 @@ def conversation_unpin(
 def claim_pin(request: HttpRequest, claim_id: uuid.UUID, payload: GlobalPinIn) -> ClaimOut:
     """Pin a claim globally: it is used in every answer of every conversation."""
     claim = claim_get(user=current_user(request), claim_id=claim_id)
-    return _claim_out(claim_pin_service(claim=claim, pinned=payload.pinned))
+    return _claim_out(memory_pin(claim=claim, pinned=payload.pinned).claim)
 
 
 @router.post("/messages/{message_id}/remember", response={200: RememberOut, 201: RememberOut})
@@ -199,12 +188,12 @@ def message_remember(
     user = current_user(request)
     message = message_get(user=user, message_id=message_id)
     statement = (payload.statement or "").strip() or remember_default(message)
-    try:
-        claim, created = claim_add_or_reinforce(
-            user=user, statement=statement, origin=ClaimOrigin.CHAT, source_message=message
-        )
-    except ValidationError as error:
-        raise _invalid(error) from error
+    # The person's own act: saved as asked, whatever the memory mode.
+    data = parse(RememberInput, {"statement": statement, "asked_by_user": True})
+    remembered = memory_remember(
+        user=user, data=data, origin=ClaimOrigin.CHAT, source_message=message
+    )
+    claim, created = remembered.claim, remembered.created
     return Status(
         201 if created else 200,
         RememberOut(

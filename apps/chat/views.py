@@ -22,9 +22,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.accounts.models import User
-from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.claims.models import ClaimOrigin
 from apps.core.request_user import current_user
+from apps.memory.actions import memory_remember
+from apps.memory.errors import MemoryRefusal
+from apps.memory.schemas import RememberInput, parse
 
 from .connections.forms import ModelPickForm
 from .connections.selectors import choice_answerer, model_options, site_models
@@ -238,14 +240,17 @@ def message_remember_view(
     statement = (form.cleaned_data["statement"] if form.is_valid() else "").strip()
     page = reverse("chat:conversation", args=[conversation_id]) + f"#message-{message.pk}"
     try:
-        claim, created = claim_add_or_reinforce(
-            user=user,
-            statement=statement or remember_default(message),
-            origin=ClaimOrigin.CHAT,
-            source_message=message,
+        # The person's own act: saved as asked, whatever the memory mode.
+        data = parse(
+            RememberInput,
+            {"statement": statement or remember_default(message), "asked_by_user": True},
         )
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+        remembered = memory_remember(
+            user=user, data=data, origin=ClaimOrigin.CHAT, source_message=message
+        )
+        claim, created = remembered.claim, remembered.created
+    except MemoryRefusal as refusal:
+        messages.error(request, refusal.text)
     else:
         verb = "Saved" if created else "Already known — reinforced"
         messages.success(request, f"{verb} as memory #{claim.number}.")

@@ -19,18 +19,46 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from .request_user import current_user
 from .storage import StorageUnavailable
+from .validation import query_parameters_refused
+
+
+def field_errors(error: DjangoValidationError) -> dict[str, list[str]]:
+    """A service's refusal as both JSON APIs answer it (400): ``{field: [message]}``, or
+    ``{"detail": [message]}`` when it names no field."""
+    if hasattr(error, "error_dict"):
+        return error.message_dict
+    return {"detail": error.messages}
 
 
 def as_drf_error(error: DjangoValidationError) -> serializers.ValidationError:
     """A service's field errors, unchanged, as DRF's 400 body."""
-    if hasattr(error, "error_dict"):
-        return serializers.ValidationError(error.message_dict)
-    return serializers.ValidationError({"detail": error.messages})
+    return serializers.ValidationError(field_errors(error))
+
+
+# Where django-ninja says a value came from; the field is named without it, as DRF does.
+_NINJA_SOURCES = frozenset({"body", "query", "path", "form", "header", "cookie", "file"})
+
+
+def ninja_field_errors(errors: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """django-ninja's validation errors in DRF's shape: ``{"title": ["String should have
+    at most 200 characters"]}`` for ``loc = ["body", "payload", "title"]``."""
+    found: dict[str, list[str]] = {}
+    for item in errors:
+        loc = [str(part) for part in item.get("loc", ())]
+        if loc and loc[0] in _NINJA_SOURCES:
+            source, loc = loc[0], loc[1:]
+            if source == "body" and len(loc) > 1:
+                loc = loc[1:]  # the view's parameter name ("payload"), not a field
+        field = ".".join(loc) or "detail"
+        found.setdefault(field, []).append(f"{str(item.get('msg', 'Invalid value')).rstrip('.')}.")
+    return found
 
 
 STORAGE_REFUSED = OpenApiResponse(
@@ -59,9 +87,21 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 
 class BoundedLimitOffsetPagination(LimitOffsetPagination):
     """``?limit`` at most 200 (more is served as 200); ``?offset`` within a PostgreSQL
-    integer, past the end simply empty (the input guard refuses larger ones)."""
+    integer, past the end simply empty (the input guard refuses larger ones).
+
+    Every list endpoint pages through here, so here an unknown query parameter is refused
+    by name (400) rather than silently ignored: besides ``limit`` and ``offset`` a list
+    reads its view's ``filter_serializer_class`` fields and ``query_parameters``."""
 
     max_limit = 200
+
+    def paginate_queryset(
+        self, queryset: Any, request: Request, view: APIView | None = None
+    ) -> list[Any] | None:
+        filters = getattr(view, "filter_serializer_class", None)
+        known = [*getattr(view, "query_parameters", ()), *(filters().fields if filters else ())]
+        query_parameters_refused(request.query_params, known=known)
+        return super().paginate_queryset(queryset, request, view)
 
 
 @extend_schema_field(OpenApiTypes.UUID)  # every user-owned object has a UUID key

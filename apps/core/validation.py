@@ -6,6 +6,7 @@ import json
 import math
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -20,6 +21,30 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
+
+
+# Query parameters every list endpoint reads besides its filters (pagination, DRF's format).
+COMMON_QUERY_PARAMETERS = frozenset({"limit", "offset", "format"})
+
+
+def validated_query(
+    serializer_class: type[serializers.Serializer], params: QueryDict
+) -> dict[str, Any]:
+    """A list endpoint's filters, validated; an unknown parameter is refused by name
+    instead of silently ignored (``?search=oat`` listed every claim: the filter is ``q``)."""
+    query_parameters_refused(params, known=serializer_class().fields)
+    return validated(serializer_class, params)
+
+
+def query_parameters_refused(params: QueryDict, *, known: Iterable[str]) -> None:
+    """A 400 naming each query parameter the endpoint does not read (besides pagination)."""
+    allowed = set(known) | COMMON_QUERY_PARAMETERS
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        reads = ", ".join(sorted(allowed))
+        raise serializers.ValidationError(
+            {name: [f"Unknown query parameter; this endpoint reads {reads}."] for name in unknown}
+        )
 
 
 # What PostgreSQL cannot store, or stores but cannot give back, checked at every door

@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.request_user import current_user
+from apps.core.validation import validated_query
 from apps.projects.selectors import project_get
 
 from .models import MAX_KEY_LENGTH, FactOrigin, FactValueType, ProjectFact
@@ -88,6 +89,7 @@ class FactWriteOutputSerializer(serializers.Serializer):
 
 
 class ProjectFactViewSet(viewsets.GenericViewSet):
+    filter_serializer_class = FactListQuerySerializer
     queryset = ProjectFact.objects.none()  # every read goes through the user's selectors
     serializer_class = FactOutputSerializer
     lookup_url_kwarg = "key"
@@ -102,9 +104,8 @@ class ProjectFactViewSet(viewsets.GenericViewSet):
         responses=FactOutputSerializer(many=True),
     )
     def list(self, request: Request, project_id: str) -> Response:
-        query = FactListQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        select = facts_all if query.validated_data["include_history"] else facts_current
+        query = validated_query(FactListQuerySerializer, request.query_params)
+        select = facts_all if query["include_history"] else facts_current
         facts = select(user=current_user(request), project_id=project_id)
         page = self.paginate_queryset(facts)
         return self.get_paginated_response(FactOutputSerializer(page, many=True).data)

@@ -21,7 +21,6 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.claims.models import Claim
 from apps.claims.selectors import claim_get
-from apps.claims.services import claim_pin, claim_restore, claim_retract
 from apps.contexts.models import Context
 from apps.contexts.selectors import context_get, context_tree
 from apps.contexts.services import (
@@ -34,6 +33,8 @@ from apps.contexts.services import (
 )
 from apps.core.admin_services import add_validation_error
 from apps.core.request_user import current_user
+from apps.memory.actions import memory_pin, memory_restore, memory_retract
+from apps.memory.errors import MemoryRefusal
 
 from .forgetting import claim_forgotten
 from .forms import ClaimContextsForm, ClaimForm, ContextForm, PinForm
@@ -113,8 +114,7 @@ def _claim_action_done(request: HttpRequest, claim: Claim, text: str) -> HttpRes
 
 @require_POST
 def claim_retract_view(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
-    claim = claim_get(user=current_user(request), claim_id=claim_id)
-    claim_retract(claim=claim)
+    claim = memory_retract(claim=claim_get(user=current_user(request), claim_id=claim_id)).claim
     # Said from what is now hidden, after the write (issue 28).
     return _claim_action_done(
         request, claim, claim_forgotten(claim=claim).sentence(label=_label(claim))
@@ -125,9 +125,9 @@ def claim_retract_view(request: HttpRequest, claim_id: uuid.UUID) -> HttpRespons
 def claim_restore_view(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
     claim = claim_get(user=current_user(request), claim_id=claim_id)
     try:
-        claim_restore(claim=claim)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+        claim = memory_restore(claim=claim).claim
+    except MemoryRefusal as refusal:
+        messages.error(request, refusal.text)
         return redirect("knowledge:claim", claim.pk)
     return _claim_action_done(
         request, claim, claim_forgotten(claim=claim).sentence(label=_label(claim), restored=True)
@@ -140,9 +140,9 @@ def claim_pin_view(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
     form = PinForm(request.POST)
     form.is_valid()  # a checkbox: absent or unreadable means "not pinned"
     try:
-        claim_pin(claim=claim, pinned=bool(form.cleaned_data.get("pinned")))
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+        claim = memory_pin(claim=claim, pinned=bool(form.cleaned_data.get("pinned"))).claim
+    except MemoryRefusal as refusal:
+        messages.error(request, refusal.text)
         return redirect("knowledge:claim", claim.pk)
     verb = "Pinned" if claim.pinned else "Unpinned"
     return _claim_action_done(request, claim, f"{verb} {_label(claim)}.")

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from django import forms
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.text import Truncator
@@ -21,8 +20,10 @@ from django.views.decorators.http import require_GET, require_POST
 from apps.accounts.models import User
 from apps.claims.models import Claim
 from apps.claims.selectors import LIST_TYPES, claim_get, claims_on_list, claims_pending
-from apps.claims.services import claim_complete, claim_restore
 from apps.core.request_user import current_user
+from apps.memory.actions import memory_complete, memory_restore
+from apps.memory.errors import MemoryRefusal
+from apps.memory.schemas import CompleteInput
 
 DONE_SHOWN = 20
 
@@ -94,13 +95,13 @@ def list_item_action(request: HttpRequest, claim_id: uuid.UUID) -> HttpResponse:
     ok = True
     try:
         if form.cleaned_data["action"] == "done":
-            claim_complete(claim=claim, action="complete")
+            memory_complete(claim=claim, data=CompleteInput(number=claim.number))
             text = f"Done: {label}."
         else:
-            claim_restore(claim=claim)
+            memory_restore(claim=claim)
             text = f"Restored {label}."
-    except ValidationError as error:
-        ok, text = False, " ".join(error.messages)
+    except MemoryRefusal as refusal:
+        ok, text = False, refusal.text
     if wants_json:
         return JsonResponse({"ok": ok, "message": text}, status=200 if ok else 400)
     (messages.success if ok else messages.error)(request, text)

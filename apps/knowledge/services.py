@@ -12,9 +12,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.claims.models import Claim, ClaimOrigin, Tag
-from apps.claims.services import claim_create, claim_supersede, claim_tags_set, claim_update
+from apps.claims.services import claim_create, claim_tags_set, claim_update
 from apps.contexts.models import Context
-from apps.contexts.services import claim_contexts_set, context_transfer_memberships
+from apps.contexts.services import claim_contexts_set
+from apps.memory.actions import memory_edit
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -55,18 +56,17 @@ def knowledge_claim_edit(
     contexts: Sequence[Context],
     as_new_version: bool,
 ) -> Claim:
-    """Correct ``claim`` in place, or (``as_new_version``) replace it by a new claim that
-    supersedes it: the old one stays, marked superseded, in the new one's history."""
-    if as_new_version:
-        new = claim_supersede(
+    """Correct ``claim`` in place (a typo, its labels), or (``as_new_version``) edit it:
+    a new claim supersedes it and the old one stays, marked superseded, in its history."""
+    if as_new_version:  # the memory action "edit", as every other door does it
+        new = memory_edit(
             claim=claim,
             statement=statement,
             claim_types=claim_types,
             domains=domains,
             possible_questions=possible_questions,
             pinned=pinned,
-        )
-        context_transfer_memberships(old=claim, new=new)
+        ).claim
         return claim_contexts_set(claim=new, contexts=contexts)
     claim_update(
         claim=claim,

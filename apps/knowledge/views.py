@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -27,15 +27,12 @@ from apps.claims.models import USABLE_STATUSES, Claim, ClaimStatus, Tag
 from apps.claims.presentation import source_message_url, supersession_chain
 from apps.claims.selectors import (
     claim_get,
-    claim_list,
     claims_pending,
-    tag_descendant_ids,
     tag_list,
 )
 from apps.claims.services import claim_review
 from apps.contexts.models import Context
 from apps.contexts.selectors import (
-    claims_in_context,
     context_ancestors,
     context_get,
     context_memberships,
@@ -43,6 +40,7 @@ from apps.contexts.selectors import (
     context_tree,
 )
 from apps.core.request_user import current_user
+from apps.memory.selectors import ClaimFilters, claims_filtered
 
 from .forgetting import claim_forgotten
 from .forms import ClaimContextsForm, ClaimDetailsForm, ClaimFilterForm, ContextForm, ReviewForm
@@ -54,34 +52,21 @@ def page_context(user: User, **extra: object) -> dict[str, object]:
     return {"nav": "knowledge", "pending_count": claims_pending(user=user).count(), **extra}
 
 
-def _filtered_claims(
-    user: User, filters: dict[str, str], contexts: dict[str, Context], tags: dict[str, Tag]
-) -> QuerySet[Claim]:
-    """The user's claims narrowed by the page's filters; ``contexts`` and ``tags`` are the
-    user's own (the form only accepts those), keyed by their id."""
-    pinned = {"yes": True, "no": False}.get(filters.get("pinned", ""))
-    tag = tags.get(filters.get("tag", ""))
-    tag_ids = tag_descendant_ids(user=user, tag=tag) if tag is not None else None
-    claims = claim_list(
-        user=user,
-        query=filters.get("q", "").lstrip("@"),
-        pinned=pinned,
-        tag_ids=tag_ids,
+def _claim_filters(
+    filters: dict[str, str], contexts: dict[str, Context], tags: dict[str, Tag]
+) -> ClaimFilters:
+    """The page's valid filters as the shared claim filters; ``contexts`` and ``tags`` are
+    the user's own (the form only accepts those), keyed by their id."""
+    return ClaimFilters(
+        q=filters.get("q", ""),
+        pinned={"yes": True, "no": False}.get(filters.get("pinned", "")),
+        tag=tags.get(filters.get("tag", "")),
+        context=contexts.get(filters.get("context", "")),
         statuses=[filters["status"]] if filters.get("status") else None,
         claim_types=[filters["type"]] if filters.get("type") else None,
         domains=[filters["domain"]] if filters.get("domain") else None,
+        origin=filters.get("origin", ""),
     )
-    if filters.get("origin"):
-        claims = claims.filter(origin=filters["origin"])
-    if not filters.get("status"):
-        # One row per memory: its earlier versions are in its history (and under the
-        # "Superseded" filter), not beside it with the same number.
-        claims = claims.exclude(status=ClaimStatus.SUPERSEDED)
-    context = contexts.get(filters.get("context", ""))
-    if context is not None:
-        members = claims_in_context(user=user, context=context)
-        claims = claims.filter(pk__in=members.values("pk"))
-    return claims
 
 
 @require_GET
@@ -91,8 +76,13 @@ def home(request: HttpRequest) -> HttpResponse:
     tags = list(tag_list(user=user))
     form = ClaimFilterForm(request.GET or None, contexts=tree, tags=tags)
     filters = form.values() if request.GET else {}
-    claims = _filtered_claims(
-        user, filters, contexts={str(c.pk): c for c, _ in tree}, tags={str(t.pk): t for t in tags}
+    claims = claims_filtered(
+        user=user,
+        filters=_claim_filters(
+            filters,
+            contexts={str(c.pk): c for c, _ in tree},
+            tags={str(t.pk): t for t in tags},
+        ),
     )
     page = Paginator(claims.prefetch_related("tags", "contexts"), PAGE_SIZE).get_page(
         request.GET.get("page")

@@ -31,8 +31,14 @@
         .catch(function () { return {}; })
         .then(function (data) {
           if (!response.ok) {
+            // Both JSON APIs refuse a value as {"field": ["why"]} (or {"detail": …}).
             var detail = data && data.detail;
-            if (Array.isArray(detail)) detail = detail.map(function (d) { return d.msg; }).join("; ");
+            if (Array.isArray(detail)) detail = detail.map(function (d) { return d.msg || d; }).join("; ");
+            if (!detail && data && typeof data === "object") {
+              detail = Object.keys(data).map(function (field) {
+                return field + ": " + [].concat(data[field]).join(" ");
+              }).join("; ");
+            }
             var error = new Error(detail || "The server answered " + response.status + ".");
             error.status = response.status;
             throw error;

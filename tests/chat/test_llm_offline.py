@@ -164,7 +164,8 @@ async def test_remember_that_calls_memory_add_when_the_tool_is_offered() -> None
     call = ToolCall(
         id="offline_call_1",
         name="memory_add",
-        input={"statement": "my sister's birthday is on 3 May"},
+        # The user asked: saved as asked, whatever the memory mode (apps/memory)
+        input={"statement": "my sister's birthday is on 3 May", "asked_by_user": True},
     )
     assert calls == [call]
     assert events[:2] == [call, ToolResult("offline_call_1", "Saved as #43.")]

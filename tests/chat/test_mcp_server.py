@@ -109,7 +109,7 @@ def test_each_tool_does_its_work_for_this_user(site: str, alice: tuple[User, str
             "completed": ("complete_claim", {"number": 3, "note": "finished in 4h"}),
             "retracted": ("retract_claim", {"number": 1}),
             "done": ("list_claims", {"claim_type": "goal", "status": "done"}),
-            "resolved": ("resolve_references", {"text": "what about @health_context and #2?"}),
+            "resolved": ("resolve_references", {"text": "what about @health_context and #4?"}),
             "set": ("set_fact", {"key": "user.favorites.crypto.1", "value": "BTC"}),
             "facts": ("get_facts", {}),
         }
@@ -129,7 +129,10 @@ def test_each_tool_does_its_work_for_this_user(site: str, alice: tuple[User, str
     assert "[goal, done] Run a marathon in 2027" in results["completed"]
     assert "retracted" in results["retracted"]
     assert "Run a marathon in 2027" in results["done"]
-    assert "#2 @" in results["resolved"]
+    assert "#4 @" in results["resolved"]
+    # update_claim edits as every door does: a new version, the old text kept as history
+    assert Claim.objects.get(user=user, statement="Buy oat milk").status == "superseded"
+    assert Claim.objects.get(user=user, statement="Buy oat milk and eggs").status == "active"
     assert results["set"] == "stored: user.favorites.crypto.1 = BTC"
     assert "user.favorites.crypto.1 = BTC" in results["facts"]
     assert Claim.objects.get(user=user, number=4).status == ClaimStatus.ACTIVE
@@ -325,4 +328,4 @@ def test_a_tool_s_own_refusal_is_its_sentence(site: str, alice: tuple[User, str]
     result = session(site, key, lambda c: c.call_tool("retract_claim", {"number": 99}))
 
     assert result.is_error
-    assert text_of(result) == "There is no claim #99."
+    assert text_of(result) == "number: There is no claim #99."

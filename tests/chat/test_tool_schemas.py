@@ -15,6 +15,7 @@ from apps.chat.pipeline.tools.schemas import (
     ToolInputError,
     parse_tool_input,
 )
+from apps.claims.models import ClaimType
 
 
 def call(name: str, **data: object) -> ToolCall:
@@ -46,8 +47,12 @@ def test_inputs_are_parsed_into_typed_values() -> None:
     assert parse_tool_input(
         call("memory_update", claim_number="#42", action="tick_off")
     ) == MemoryUpdateInput(claim_number=42, action="tick_off")
+    # The bounds are the memory layer's, the same as MCP's search_memory
     assert parse_tool_input(call("memory_search", query="tea", limit=50)) == MemorySearchInput(
-        query="tea", limit=20
+        query="tea", limit=50
+    )
+    assert parse_tool_input(call("memory_search", query="tea")) == MemorySearchInput(
+        query="tea", limit=5
     )
     assert parse_tool_input(call("read_document", source_number=3)) == ReadDocumentInput(
         source_number=3
@@ -58,20 +63,24 @@ def test_inputs_are_parsed_into_typed_values() -> None:
     assert parse_tool_input(call("memory_list", type="goal", status="done")) == MemoryListInput(
         "goal", "done"
     )
+    # Claim types are the claims model's choices, listed once (apps/memory/schemas.py)
+    assert MEMORY_TOOLS[0].input_schema["properties"]["claim_types"]["items"]["enum"] == list(
+        ClaimType.values
+    )
 
 
 @pytest.mark.parametrize(
     ("name", "data", "problem"),
     [
-        ("memory_add", {}, "statement"),
-        ("memory_add", {"statement": "x", "claim_types": ["gossip"]}, "gossip"),
-        ("memory_update", {"claim_number": 0, "action": "retract"}, "claim_number"),
-        ("memory_update", {"claim_number": 4, "action": "delete"}, "action"),
-        ("memory_update", {"claim_number": 4, "action": "edit"}, "corrected statement"),
-        ("memory_search", {"query": "  "}, "query"),
-        ("memory_list", {}, "type"),
-        ("memory_list", {"type": "gossip"}, "type must be one of"),
-        ("memory_list", {"type": "goal", "status": "retracted"}, "status must be one of"),
+        ("memory_add", {}, "statement: This field is required."),
+        ("memory_add", {"statement": "x", "claim_types": ["gossip"]}, "claim_types[0]: Unknown"),
+        ("memory_update", {"claim_number": 0, "action": "retract"}, "claim_number: "),
+        ("memory_update", {"claim_number": 4, "action": "delete"}, "action: "),
+        ("memory_update", {"claim_number": 4, "action": "edit"}, "statement: "),
+        ("memory_search", {"query": "  "}, "query: "),
+        ("memory_search", {"query": "tea", "limit": 51}, "limit: "),
+        ("memory_list", {"type": "gossip"}, "type: Unknown claim type 'gossip'"),
+        ("memory_list", {"type": "goal", "status": "forgotten"}, "status: "),
         ("read_document", {}, "exactly one"),
         ("read_document", {"source_number": 1, "document_id": "d"}, "exactly one"),
         ("web_search", {"q": "x"}, "Unknown tool"),
@@ -80,5 +89,6 @@ def test_inputs_are_parsed_into_typed_values() -> None:
 def test_bad_input_raises_an_error_meant_for_the_model(
     name: str, data: dict[str, object], problem: str
 ) -> None:
-    with pytest.raises(ToolInputError, match=problem):
+    with pytest.raises(ToolInputError) as refused:
         parse_tool_input(call(name, **data))
+    assert problem in refused.value.sentence()

@@ -23,11 +23,11 @@ from django.utils import timezone
 
 from apps.chat.claim_extraction import rule_based_candidates
 from apps.chat.models import ChatImport, Conversation, Message
-from apps.chat.pipeline.dedupe import claim_add_or_reinforce
 from apps.claims.models import ClaimOrigin, ClaimStatus
 from apps.core.models import Work, WorkState
 from apps.core.storage import storage_writing, stored_files_delete
 from apps.core.work import work_add, work_group_state
+from apps.memory.dedupe import claim_add_or_reinforce
 from apps.projects.models import Project
 
 from .check import upload_check

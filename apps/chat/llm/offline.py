@@ -103,7 +103,11 @@ class OfflineProvider:
             text = obeyed[0]
         elif remember and tool_executor is not None and MEMORY_ADD in offered:
             statement = " ".join(remember.group("statement").split())
-            call = ToolCall(id="offline_call_1", name=MEMORY_ADD, input={"statement": statement})
+            call = ToolCall(
+                id="offline_call_1",
+                name=MEMORY_ADD,
+                input={"statement": statement, "asked_by_user": True},
+            )
             yield call
             result = await run_tool_call(call, available=offered, executor=tool_executor)
             yield result
@@ -175,7 +179,11 @@ async def _obey(
         for item in command.items:
             async for event in call(
                 MEMORY_ADD,
-                {"statement": item_statement(item), "claim_types": [command.claim_type]},
+                {
+                    "statement": item_statement(item),
+                    "claim_types": [command.claim_type],
+                    "asked_by_user": True,  # the user's own command, whatever the mode
+                },
             ):
                 yield event
                 if isinstance(event, ToolResult):

@@ -11,7 +11,6 @@ from typing import Annotated, Any, Literal
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.transport_security import TransportSecuritySettings
@@ -20,10 +19,12 @@ from pydantic import BeforeValidator, Field
 
 from apps.accounts.models import User
 from apps.core.validation import INT_MAX, not_a_boolean
+from apps.memory.errors import MemoryRefusal
+from apps.memory.schemas import CLAIM_TYPES, MAX_STATEMENT_CHARS
 
 from .auth import TokenAuthMiddleware, caller_of
 from .guard import GuardedMCPServer
-from .memory import MemoryToolError, UserMemory
+from .memory import UserMemory
 from .streams import StreamLimits
 
 INSTRUCTIONS = (
@@ -52,10 +53,8 @@ async def _run(ctx: Context, work: Any) -> str:
     def call() -> str:
         try:
             return str(work(_memory(ctx)))
-        except MemoryToolError as error:
-            raise ToolError(str(error)) from error
-        except ValidationError as error:
-            raise ToolError("; ".join(error.messages)) from error
+        except MemoryRefusal as refusal:  # the argument at fault, then why
+            raise ToolError(refusal.sentence()) from refusal
 
     return await sync_to_async(call, thread_sensitive=False)()
 
@@ -130,20 +129,12 @@ async def search_memory(
 async def list_claims(
     ctx: Context,
     claim_type: Annotated[
-        Literal[
-            "fact",
-            "preference",
-            "decision",
-            "goal",
-            "task",
-            "shopping_item",
-            "relationship",
-            "belief",
-            "observation",
-            "other",
-        ]
-        | None,
-        Field(description="Only claims of this type, e.g. goal, task or shopping_item."),
+        str | None,
+        Field(
+            max_length=40,
+            description="Only claims of this type, e.g. goal, task or shopping_item.",
+            json_schema_extra={"enum": list(CLAIM_TYPES)},
+        ),
     ] = None,
     status: Annotated[
         Literal["active", "pending", "contested", "retracted", "superseded", "done", "any"],
@@ -165,14 +156,18 @@ async def list_claims(
 async def add_claim(
     ctx: Context,
     statement: Annotated[
-        str, Field(min_length=1, max_length=2000, description="One atomic, self-contained fact.")
+        str,
+        Field(
+            min_length=1,
+            max_length=MAX_STATEMENT_CHARS,
+            description="One atomic, self-contained fact.",
+        ),
     ],
     claim_types: Annotated[
         list[Annotated[str, Field(max_length=40)]],
         Field(
             max_length=10,
-            description="fact, preference, decision, goal, task, shopping_item, "
-            "relationship, belief, observation or other; the first is primary.",
+            description=f"{', '.join(CLAIM_TYPES)}; the first is primary.",
         ),
     ] = ["fact"],  # noqa: B006
     possible_questions: Annotated[
@@ -195,9 +190,12 @@ async def add_claim(
 async def update_claim(
     ctx: Context,
     number: Number,
-    statement: Annotated[str, Field(min_length=1, max_length=2000, description="The new text.")],
+    statement: Annotated[
+        str, Field(min_length=1, max_length=MAX_STATEMENT_CHARS, description="The new text.")
+    ],
 ) -> str:
-    """Replace the statement of claim #number with corrected text."""
+    """Correct claim #number: a new version with this text replaces it (in its contexts
+    too) and the old text is kept as its history."""
     return await _run(
         ctx, lambda m: m.change_claim(number=number, action="update", statement=statement)
     )

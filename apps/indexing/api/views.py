@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from apps.core.api import STORAGE_REFUSED
 from apps.core.request_user import current_user
-from apps.core.validation import validated
+from apps.core.validation import validated, validated_query
 from apps.projects.models import Project
 from apps.projects.selectors import project_get
 from apps.projects.services import project_chosen_or_personal
@@ -54,6 +54,7 @@ def _project(request: Request, project_id: Any) -> Project | None:
 
 
 class SourceViewSet(viewsets.GenericViewSet):
+    filter_serializer_class = SourceFilterSerializer
     queryset = Source.objects.none()  # every read goes through the user's selectors
     serializer_class = SourceOutputSerializer
 
@@ -64,7 +65,7 @@ class SourceViewSet(viewsets.GenericViewSet):
         summary="List your file sources", tags=["files"], parameters=[SourceFilterSerializer]
     )
     def list(self, request: Request) -> Response:
-        filters = validated(SourceFilterSerializer, request.query_params)
+        filters = validated_query(SourceFilterSerializer, request.query_params)
         sources = source_list(
             user=current_user(request), project=_project(request, filters.get("project"))
         )
@@ -125,6 +126,7 @@ class UploadAwareSchema(AutoSchema):
 
 
 class DocumentViewSet(viewsets.GenericViewSet):
+    filter_serializer_class = DocumentFilterSerializer
     schema = UploadAwareSchema()
 
     queryset = Document.objects.none()
@@ -140,7 +142,7 @@ class DocumentViewSet(viewsets.GenericViewSet):
         parameters=[DocumentFilterSerializer],
     )
     def list(self, request: Request) -> Response:
-        filters = validated(DocumentFilterSerializer, request.query_params)
+        filters = validated_query(DocumentFilterSerializer, request.query_params)
         user = current_user(request)
         source = (
             source_get(user=user, source_id=filters["source"]) if filters.get("source") else None
@@ -232,7 +234,7 @@ class SearchApi(APIView):
         responses=SearchOutputSerializer,
     )
     def get(self, request: Request) -> Response:
-        params = validated(SearchQuerySerializer, request.query_params)
+        params = validated_query(SearchQuerySerializer, request.query_params)
         hits = evidence_search(
             user=current_user(request),
             query=params["q"],

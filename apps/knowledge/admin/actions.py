@@ -13,10 +13,11 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
 from apps.claims.models import Claim, ClaimStatus
-from apps.claims.services import claim_retract, claim_review, claim_set_pinned
+from apps.claims.services import claim_review
 from apps.contexts.models import Context
 from apps.contexts.services import context_add_claims
 from apps.core.admin_scoping import scope_to_user
+from apps.memory.actions import memory_pin, memory_retract
 
 from .forms import AddToContextForm
 
@@ -29,21 +30,25 @@ def _plural(count: int, noun: str = "claim") -> str:
 
 @admin.action(description="Pin selected claims (use them in every answer)")
 def pin_claims(modeladmin: Any, request: HttpRequest, queryset: QuerySet[Claim]) -> None:
-    count = claim_set_pinned(claims=queryset, pinned=True)
-    modeladmin.message_user(request, f"Pinned {_plural(count)}.", messages.SUCCESS)
+    claims = list(queryset.filter(pinned=False))
+    for claim in claims:
+        memory_pin(claim=claim, pinned=True)
+    modeladmin.message_user(request, f"Pinned {_plural(len(claims))}.", messages.SUCCESS)
 
 
 @admin.action(description="Unpin selected claims")
 def unpin_claims(modeladmin: Any, request: HttpRequest, queryset: QuerySet[Claim]) -> None:
-    count = claim_set_pinned(claims=queryset, pinned=False)
-    modeladmin.message_user(request, f"Unpinned {_plural(count)}.", messages.SUCCESS)
+    claims = list(queryset.filter(pinned=True))
+    for claim in claims:
+        memory_pin(claim=claim, pinned=False)
+    modeladmin.message_user(request, f"Unpinned {_plural(len(claims))}.", messages.SUCCESS)
 
 
 @admin.action(description="Retract selected claims")
 def retract_claims(modeladmin: Any, request: HttpRequest, queryset: QuerySet[Claim]) -> None:
     claims = list(queryset.exclude(status=ClaimStatus.RETRACTED))
     for claim in claims:
-        claim_retract(claim=claim)
+        memory_retract(claim=claim)
     modeladmin.message_user(request, f"Retracted {_plural(len(claims))}.", messages.SUCCESS)
 
 

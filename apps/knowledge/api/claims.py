@@ -4,33 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
-from django.db.models import QuerySet
-from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.accounts.models import User
 from apps.claims.models import Claim, ClaimOrigin
-from apps.claims.selectors import claim_list, claim_lookup, tag_descendant_ids, tag_get
-from apps.claims.services import (
-    claim_complete,
-    claim_create,
-    claim_delete,
-    claim_restore,
-    claim_retract,
-    claim_review,
-    claim_set_pinned,
-    claim_supersede,
-    claim_update,
-)
-from apps.contexts.selectors import claims_in_context, context_get
-from apps.contexts.services import context_transfer_memberships
+from apps.claims.selectors import claim_lookup
+from apps.claims.services import claim_create, claim_delete, claim_review, claim_update
 from apps.core.request_user import current_user
-from apps.core.validation import validated
+from apps.core.validation import validated, validated_query
+from apps.memory.actions import (
+    memory_complete,
+    memory_edit,
+    memory_pin,
+    memory_restore,
+    memory_retract,
+)
+from apps.memory.schemas import CompleteInput
+from apps.memory.selectors import ClaimFilters, claims_filtered
 
 from .common import claim_output_prefetches
 from .serializers import (
@@ -51,35 +44,18 @@ CLAIM_KEY = OpenApiParameter(
 )
 
 
-def claims_filtered(*, user: User, filters: dict[str, Any]) -> QuerySet[Claim]:
-    """The list endpoint's filters on top of the claim selectors; a tag or context that is
-    not the user's matches nothing rather than answering 404 to a query."""
-    try:
-        tag = tag_get(user=user, tag_id=filters["tag"]) if filters.get("tag") else None
-        context = (
-            context_get(user=user, context_id=filters["context"])
-            if filters.get("context")
-            else None
-        )
-    except Http404:
-        return Claim.objects.none()
-    tag_ids = tag_descendant_ids(user=user, tag=tag) if tag is not None else None
-    claims = claim_list(
-        user=user,
+def claim_filters(filters: dict[str, Any]) -> ClaimFilters:
+    """The list endpoint's validated query parameters as the shared claim filters."""
+    return ClaimFilters(
         statuses=filters.get("status"),
         claim_types=filters.get("claim_type"),
         domains=filters.get("domain"),
         pinned=filters.get("pinned"),
-        tag_ids=tag_ids,
-        entity_ids=[filters["entity"]] if filters.get("entity") else None,
-        query=filters.get("q"),
+        tag=filters.get("tag"),
+        entity=filters.get("entity"),
+        context=filters.get("context"),
+        q=filters.get("q") or "",
     )
-    if context is not None:
-        in_context = claims_in_context(user=user, context=context)
-        claims = claims.filter(id__in=in_context.values("id"))
-    if not (filters.get("q") or "").strip():
-        claims = claims.order_by("-updated_at", "-number")  # stable pages
-    return claims
 
 
 def claim_output(claim: Claim) -> dict[str, Any]:
@@ -88,6 +64,7 @@ def claim_output(claim: Claim) -> dict[str, Any]:
 
 
 class ClaimViewSet(viewsets.GenericViewSet):
+    filter_serializer_class = ClaimFilterSerializer
     queryset = Claim.objects.none()  # every read goes through the user's selectors
     serializer_class = ClaimOutputSerializer
     lookup_url_kwarg = "key"
@@ -103,8 +80,8 @@ class ClaimViewSet(viewsets.GenericViewSet):
         responses=ClaimOutputSerializer(many=True),
     )
     def list(self, request: Request) -> Response:
-        filters = validated(ClaimFilterSerializer, request.query_params)
-        claims = claims_filtered(user=current_user(request), filters=filters)
+        filters = validated_query(ClaimFilterSerializer, request.query_params)
+        claims = claims_filtered(user=current_user(request), filters=claim_filters(filters))
         page = self.paginate_queryset(claims.prefetch_related(*claim_output_prefetches()))
         return self.get_paginated_response(ClaimOutputSerializer(page, many=True).data)
 
@@ -160,10 +137,8 @@ class ClaimViewSet(viewsets.GenericViewSet):
     def supersede(self, request: Request, key: str) -> Response:
         old = self.get_object()
         data = validated(ClaimSupersedeInputSerializer, request.data)
-        with transaction.atomic():
-            new = claim_supersede(claim=old, origin=ClaimOrigin.API, **data)
-            context_transfer_memberships(old=old, new=new)
-        return Response(claim_output(new), status=status.HTTP_201_CREATED)
+        changed = memory_edit(claim=old, origin=ClaimOrigin.API, **data)
+        return Response(claim_output(changed.claim), status=status.HTTP_201_CREATED)
 
     @extend_schema(
         summary="Retract a claim",
@@ -174,8 +149,8 @@ class ClaimViewSet(viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["post"])
     def retract(self, request: Request, key: str) -> Response:
-        claim = claim_retract(claim=self.get_object())
-        return Response(claim_output(claim))
+        changed = memory_retract(claim=self.get_object())
+        return Response(claim_output(changed.claim))
 
     @extend_schema(
         summary="Pin a claim (used in every answer)",
@@ -186,9 +161,8 @@ class ClaimViewSet(viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["post"])
     def pin(self, request: Request, key: str) -> Response:
-        claim = self.get_object()
-        claim_set_pinned(claims=[claim], pinned=True)
-        return Response(claim_output(claim))
+        changed = memory_pin(claim=self.get_object(), pinned=True)
+        return Response(claim_output(changed.claim))
 
     @extend_schema(
         summary="Unpin a claim",
@@ -199,9 +173,8 @@ class ClaimViewSet(viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["post"])
     def unpin(self, request: Request, key: str) -> Response:
-        claim = self.get_object()
-        claim_set_pinned(claims=[claim], pinned=False)
-        return Response(claim_output(claim))
+        changed = memory_pin(claim=self.get_object(), pinned=False)
+        return Response(claim_output(changed.claim))
 
     @extend_schema(
         summary="Approve or reject a pending claim",
@@ -234,8 +207,9 @@ class ClaimViewSet(viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["post"])
     def done(self, request: Request, key: str) -> Response:
-        claim = claim_complete(claim=self.get_object(), action="complete")
-        return Response(claim_output(claim))
+        claim = self.get_object()
+        changed = memory_complete(claim=claim, data=CompleteInput(number=claim.number))
+        return Response(claim_output(changed.claim))
 
     @extend_schema(
         summary="Put a done item back on its list, or a retracted claim back in the answers",
@@ -249,5 +223,5 @@ class ClaimViewSet(viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["post"])
     def restore(self, request: Request, key: str) -> Response:
-        claim = claim_restore(claim=self.get_object())
-        return Response(claim_output(claim))
+        changed = memory_restore(claim=self.get_object())
+        return Response(claim_output(changed.claim))

@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
@@ -20,23 +19,32 @@ from apps.chat.llm import ToolCall, ToolResult
 from apps.chat.models import Message
 from apps.chat.pipeline.sources import SourceRegistry
 from apps.chat.pipeline.tools.schemas import (
-    MAX_LIST_ITEMS,
     MemoryAddInput,
     MemoryListInput,
     MemorySearchInput,
     MemoryUpdateInput,
     ReadDocumentInput,
     ToolInputError,
+    as_tool_error,
     parse_tool_input,
 )
 from apps.chat.selectors import message_surroundings
 from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
-from apps.claims.selectors import claim_by_number, claims_by_id, claims_on_list
-from apps.claims.services import claim_complete, claim_restore, claim_retract, claim_supersede
 from apps.indexing.search import quotable, said_by, said_on
 from apps.indexing.selectors import chunk_document_id, chunk_message_id
+from apps.memory.actions import (
+    ClaimChanged,
+    memory_claim,
+    memory_complete,
+    memory_edit,
+    memory_remember,
+    memory_restore,
+    memory_retract,
+)
+from apps.memory.errors import MemoryRefusal
+from apps.memory.reading import memory_list, memory_read, memory_search
+from apps.memory.schemas import CompleteInput, ReadInput
 
-from ..dedupe import claim_add_or_reinforce
 from ..prepare import passage_url
 from ..prompt import sanitize_memory_block, sanitize_memory_text
 from ..threads import in_worker_thread
@@ -45,7 +53,6 @@ if TYPE_CHECKING:
     from apps.accounts.models import User
 
 logger = logging.getLogger(__name__)
-READ_CHARS = 12_000
 
 
 class TurnTools:
@@ -71,9 +78,10 @@ class TurnTools:
                 text = self.memory_list(tool_input)
             else:
                 text = self.read_document(tool_input)
-        except (ToolInputError, ValidationError) as error:
-            messages = getattr(error, "messages", None) or [str(error)]
-            return ToolResult(tool_call_id=call.id, content="; ".join(messages), is_error=True)
+        except MemoryRefusal as refusal:
+            # The model reads the argument at fault and why, as an MCP client's model does.
+            error = as_tool_error(refusal)
+            return ToolResult(tool_call_id=call.id, content=error.sentence(), is_error=True)
         return ToolResult(tool_call_id=call.id, content=text)
 
     def _register_claim(self, claim: Claim) -> int:
@@ -86,41 +94,36 @@ class TurnTools:
         )
 
     def memory_add(self, data: MemoryAddInput) -> str:
-        claim, created = claim_add_or_reinforce(
-            user=self.user,
-            statement=data.statement,
-            claim_types=list(data.claim_types),
-            possible_questions=list(data.possible_questions),
-            origin=ClaimOrigin.CHAT,
-            source_message=self.message,
+        remembered = memory_remember(
+            user=self.user, data=data, origin=ClaimOrigin.CHAT, source_message=self.message
         )
+        claim = remembered.claim
         number = self._register_claim(claim)
-        verb = "Saved" if created else "Already known, reinforced"
+        if not remembered.created:
+            verb = "Already known, reinforced"
+        elif remembered.waits_for_review:
+            verb = "Saved (waits for the user's review in Cairn)"
+        else:
+            verb = "Saved"
         return f"{verb}: #{claim.number} (@{claim.friendly_id}) {_safe(claim.statement)} [{number}]"
 
     def memory_update(self, data: MemoryUpdateInput) -> str:
-        claim = claim_by_number(user=self.user, number=data.claim_number)
-        if claim is None:
-            raise ToolInputError(f"There is no claim #{data.claim_number}.")
-        before = f"#{claim.number} {_shown(claim.statement)}"
+        claim = memory_claim(user=self.user, number=data.claim_number)
         if data.action == "retract":
-            claim_retract(claim=claim)
-            change = f"Retracted {before}"
+            changed = memory_retract(claim=claim)
         elif data.action == "restore":
-            was_retracted = claim.status == ClaimStatus.RETRACTED
-            claim_restore(claim=claim)
-            change = f"{'Restored' if was_retracted else 'Back on its list'}: {before}"
+            changed = memory_restore(claim=claim)
         elif data.action == "edit":
             if not data.statement:
-                raise ToolInputError("An edit needs the new statement.")
-            # As the description promises: a new claim replaces it, the old one is history.
-            claim = claim_supersede(claim=claim, statement=data.statement)
-            change = f"Updated {before} → #{claim.number} {_shown(claim.statement)}"
+                raise ToolInputError("An edit needs the new statement.", "statement")
+            changed = memory_edit(claim=claim, statement=data.statement)
         else:
-            claim_complete(claim=claim, action=data.action, note=data.note)
-            change = f"{'Ticked off' if data.action == 'tick_off' else 'Done'}: {before}"
-        self._record_change(change)
-        claim.refresh_from_db()
+            changed = memory_complete(
+                claim=claim,
+                data=CompleteInput(number=claim.number, action=data.action, note=data.note),
+            )
+        self._record_change(_change_words(data.action, changed))
+        claim = changed.claim
         number = self._register_claim(claim)
         return f"#{claim.number} is now {claim.status}: {_safe(claim.statement)} [{number}]"
 
@@ -132,25 +135,15 @@ class TurnTools:
         self.message.save(update_fields=["notices"])
 
     def memory_search(self, data: MemorySearchInput) -> str:
-        from apps.indexing.search import evidence_search
-
-        # Evidence only, and only what is relevant enough to cite (issue 28): the same rule
-        # as the turn's own sources; chat turns come titled by who said them and when.
-        hits = evidence_search(user=self.user, query=data.query, k=data.limit, relevant_only=True)
-        if not hits:
+        found = memory_search(user=self.user, data=data)
+        if not found:
             return "Nothing in memory matches."
-        claims = claims_by_id(
-            user=self.user,
-            ids=[hit.claim_id for hit in hits if hit.kind == "claim" and hit.claim_id],
-        )
         lines = []
-        for hit in hits:
-            if hit.kind == "claim" and hit.claim_id:
-                claim = claims.get(hit.claim_id)
-                if claim is None:  # deleted since the search
-                    continue
-                number = self._register_claim(claim)
-                lines.append(f"[{number}] #{claim.number} {_safe(claim.statement)}")
+        for item in found:
+            hit = item.hit
+            if item.claim is not None and hit.kind == "claim":
+                number = self._register_claim(item.claim)
+                lines.append(f"[{number}] #{item.claim.number} {_safe(item.claim.statement)}")
             else:
                 number = self.registry.register(
                     hit.kind,
@@ -165,21 +158,17 @@ class TurnTools:
 
     def memory_list(self, data: MemoryListInput) -> str:
         """Every item of one type with its stable #N, as the description promises."""
-        claims = list(
-            claims_on_list(user=self.user, claim_type=data.claim_type, status=data.status)[
-                : MAX_LIST_ITEMS + 1
-            ]
-        )
-        kind = data.claim_type.replace("_", " ")
-        if not claims:
+        page = memory_list(user=self.user, data=data)
+        kind = (data.claim_type or "memory").replace("_", " ")
+        if not page.claims:
             return f"No {kind} items with status {data.status}."
         lines = [f"{kind} items ({data.status}), oldest first:"]
-        for claim in claims[:MAX_LIST_ITEMS]:
+        for claim in page.claims:
             number = self._register_claim(claim)
             done = f" (done {_day(claim.updated_at)})" if claim.status == "done" else ""
             lines.append(f"[{number}] #{claim.number} {_safe(claim.statement)}{done}")
-        if len(claims) > MAX_LIST_ITEMS:
-            lines.append(f"(more than {MAX_LIST_ITEMS}; the oldest are shown)")
+        if page.more:
+            lines.append(f"(more than {data.limit}; the oldest are shown)")
         return "\n".join(lines)
 
     def _read_chat(self, ref_id: str) -> str:
@@ -187,7 +176,7 @@ class TurnTools:
         message_id = chunk_message_id(user=self.user, chunk_id=int(ref_id))
         turns = message_surroundings(user=self.user, message_id=message_id) if message_id else []
         if not turns:
-            raise ToolInputError("That chat passage is no longer indexed.")
+            raise ToolInputError("That chat passage is no longer indexed.", "source_number")
         title = turns[0].conversation.title or "Untitled conversation"
         lines = "\n".join(_chat_line(turn) for turn in turns)
         return f"Chat “{_safe(title, 200)}”, turns {turns[0].order}–{turns[-1].order}:\n{lines}"
@@ -202,12 +191,10 @@ class TurnTools:
             pass
         document_id = chunk_document_id(user=self.user, chunk_id=int(ref_id))
         if document_id is None:
-            raise ToolInputError("That passage's document is no longer indexed.")
+            raise ToolInputError("That passage's document is no longer indexed.", "source_number")
         return str(document_id)
 
     def read_document(self, data: ReadDocumentInput) -> str:
-        from apps.indexing.selectors import document_text_for_user
-
         document_id = data.document_id
         if data.source_number is not None:
             item = self.registry.get(data.source_number)
@@ -215,22 +202,42 @@ class TurnTools:
                 return self._read_chat(item.ref_id)
             if item is None or item.kind != "document":
                 raise ToolInputError(
-                    f"[{data.source_number}] is not a file or past chat of this turn."
+                    f"[{data.source_number}] is not a file or past chat of this turn.",
+                    "source_number",
                 )
             document_id = self._document_of(item.ref_id)
         if not document_id:
-            raise ToolInputError("Name the document by its source number or id.")
-        title, text, doc_id = document_text_for_user(user=self.user, key=document_id)
+            raise ToolInputError("Name the document by its source number or id.", "document_id")
+        passage = memory_read(
+            user=self.user, data=ReadInput(document_id=document_id, offset=data.offset)
+        )
+        doc_id = passage.document_id
         number = self.registry.register(
-            "document", doc_id, title, text[:300], url=reverse("files:document", args=[doc_id])
+            "document",
+            doc_id,
+            passage.title,
+            passage.text[:300],
+            url=reverse("files:document", args=[doc_id]),
         )
-        window = text[data.offset : data.offset + READ_CHARS]
-        more = len(text) > data.offset + READ_CHARS
+        end = passage.offset + len(passage.text)
         return (
-            f"[{number}] {_safe(title, 200)} (characters {data.offset}–"
-            f"{data.offset + len(window)} of {len(text)}{', more follows' if more else ''}):\n"
-            f"{sanitize_memory_block(window, max_chars_per_line=4000)}"
+            f"[{number}] {_safe(passage.title, 200)} (characters {passage.offset}–"
+            f"{end} of {passage.total}{', more follows' if passage.more else ''}):\n"
+            f"{sanitize_memory_block(passage.text, max_chars_per_line=4000)}"
         )
+
+
+def _change_words(action: str, changed: ClaimChanged) -> str:
+    """What a tool changed, as the notice under the answer says it."""
+    before = f"#{changed.before.number} {_shown(changed.before.statement)}"
+    if action == "retract":
+        return f"Retracted {before}"
+    if action == "restore":
+        was_retracted = changed.before.status == ClaimStatus.RETRACTED
+        return f"{'Restored' if was_retracted else 'Back on its list'}: {before}"
+    if action == "edit":
+        return f"Updated {before} → #{changed.claim.number} {_shown(changed.claim.statement)}"
+    return f"{'Ticked off' if action == 'tick_off' else 'Done'}: {before}"
 
 
 def _chat_line(message: Message) -> str:

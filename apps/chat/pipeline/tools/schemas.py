@@ -1,53 +1,59 @@
 """The memory tools Claude may call (DESIGN §7 step 9): schemas and typed inputs.
 
-Only the contract lives here. The executor that touches the database belongs to the reply
-pipeline: it receives a `ToolCall`, turns `call.input` into one of the typed inputs below
-with `parse_tool_input` (a `ToolInputError` becomes an `is_error` result the model can
-correct), does the work for the requesting user, registers what it found in the turn's
-source registry and answers with a `ToolResult` naming those sources by `[N]`.
+The inputs are the memory layer's (``apps.memory.schemas``), one per action and shared
+with MCP and REST; this module names the tools, maps their arguments onto those inputs
+and names a refusal's argument as the tool calls it. Only the contract lives here.
+
+The executor that touches the database belongs to the reply pipeline: it receives a
+`ToolCall`, turns `call.input` into one of the typed inputs below with `parse_tool_input`
+(a `ToolInputError` becomes an `is_error` result the model can correct), does the work
+for the requesting user, registers what it found in the turn's source registry and
+answers with a `ToolResult` naming those sources by `[N]`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from typing import Literal, TypeAlias
 
 from apps.chat.llm import tool_names
 from apps.chat.llm.types import ToolCall, ToolSpec
-
-CLAIM_TYPES = (
-    "fact",
-    "preference",
-    "decision",
-    "goal",
-    "task",
-    "shopping_item",
-    "relationship",
-    "belief",
-    "observation",
-    "other",
+from apps.memory.errors import MemoryRefusal
+from apps.memory.schemas import (
+    CLAIM_TYPES,
+    LIST_STATUSES,
+    MAX_QUESTIONS,
+    MAX_SEARCH_RESULTS,
+    MAX_STATEMENT_CHARS,
+    ClaimRef,
+    CompleteInput,
+    EditInput,
+    ListInput,
+    RememberInput,
+    SearchInput,
+    parse,
 )
+
+# The memory layer's inputs, under the names the tools have always used.
+MemoryAddInput = RememberInput
+MemorySearchInput = SearchInput
+MemoryListInput = ListInput
+
 UPDATE_ACTIONS = ("complete", "tick_off", "restore", "retract", "edit")
 UpdateAction: TypeAlias = Literal["complete", "tick_off", "restore", "retract", "edit"]
-LIST_STATUSES = ("current", "done", "any")
-ListStatus: TypeAlias = Literal["current", "done", "any"]
-# What people (and models) call a type: "shopping list", "groceries", "goals", "to-do".
-TYPE_ALIASES = {
-    "shopping": "shopping_item",
-    "shopping_list": "shopping_item",
-    "grocery": "shopping_item",
-    "groceries": "shopping_item",
-    "grocery_list": "shopping_item",
-    "todo": "task",
-    "to_do": "task",
-}
 MAX_LIST_ITEMS = 100
-MAX_STATEMENT_CHARS = 1000
+SEARCH_DEFAULT = 5
+# The chat's names for the memory layer's fields, so a refusal names what the model wrote.
+FIELD_NAMES = {"number": "claim_number", "claim_type": "type"}
 
 
-class ToolInputError(ValueError):
-    """The model's input does not fit the tool; the message is meant for the model."""
+class ToolInputError(MemoryRefusal):
+    """The model's call does not fit the tool (no such tool, a source number this turn
+    never gave); the message is meant for the model."""
+
+    def __init__(self, message: str, field: str = "arguments") -> None:
+        super().__init__(field, message)
 
 
 MEMORY_ADD = ToolSpec(
@@ -70,8 +76,14 @@ MEMORY_ADD = ToolSpec(
             "possible_questions": {
                 "type": "array",
                 "items": {"type": "string"},
-                "maxItems": 5,
+                "maxItems": MAX_QUESTIONS,
                 "description": "Self-contained questions this memory answers.",
+            },
+            "asked_by_user": {
+                "type": "boolean",
+                "description": "true when the user asked you to remember it or to add it to "
+                "a list; then it is saved as asked. Otherwise it follows the user's memory "
+                "setting (it may wait for their review, or not be saved).",
             },
         },
         "required": ["statement"],
@@ -116,7 +128,12 @@ MEMORY_SEARCH = ToolSpec(
         "type": "object",
         "properties": {
             "query": {"type": "string", "description": "What to look for, in plain words."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5},
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_SEARCH_RESULTS,
+                "default": SEARCH_DEFAULT,
+            },
         },
         "required": ["query"],
     },
@@ -130,7 +147,8 @@ MEMORY_LIST = ToolSpec(
         "'goal' for the user's goals, 'task' for their to-dos, 'shopping_item' for the "
         "shopping list, or any other memory type ('preference', 'fact' …). status "
         "'current' (the default) lists what is still open, 'done' what was completed or "
-        f"ticked off, 'any' both. At most {MAX_LIST_ITEMS} items."
+        "ticked off, 'pending' what waits for the user's review, 'retracted', 'superseded' "
+        f"(older versions), 'any' every status. At most {MAX_LIST_ITEMS} items."
     ),
     input_schema={
         "type": "object",
@@ -170,30 +188,13 @@ MEMORY_TOOLS: tuple[ToolSpec, ...] = (
 
 
 @dataclass(frozen=True)
-class MemoryAddInput:
-    statement: str
-    claim_types: tuple[str, ...] = ("fact",)
-    possible_questions: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class MemoryUpdateInput:
+    """One of ``memory_update``'s actions; each is checked by its own memory schema."""
+
     claim_number: int
     action: UpdateAction
     statement: str | None = None
     note: str = ""
-
-
-@dataclass(frozen=True)
-class MemorySearchInput:
-    query: str
-    limit: int = 5
-
-
-@dataclass(frozen=True)
-class MemoryListInput:
-    claim_type: str
-    status: ListStatus = "current"
 
 
 @dataclass(frozen=True)
@@ -209,96 +210,75 @@ ToolInput: TypeAlias = (
 
 
 def parse_tool_input(call: ToolCall) -> ToolInput:
-    """Validate a call's input into its typed form, or raise `ToolInputError`."""
-    data = call.input
-    if call.name == MEMORY_ADD.name:
-        types = _strings(data, "claim_types") or ("fact",)
-        unknown = [t for t in types if t not in CLAIM_TYPES]
-        if unknown:
-            raise ToolInputError(f"Unknown claim type(s): {', '.join(unknown)}.")
-        return MemoryAddInput(
-            statement=_text(data, "statement", required=True, max_chars=MAX_STATEMENT_CHARS),
-            claim_types=types,
-            possible_questions=_strings(data, "possible_questions")[:5],
-        )
-    if call.name == MEMORY_UPDATE.name:
-        action = _text(data, "action", required=True)
-        if action not in UPDATE_ACTIONS:
-            raise ToolInputError(f"action must be one of {', '.join(UPDATE_ACTIONS)}.")
-        statement = _text(data, "statement", max_chars=MAX_STATEMENT_CHARS) or None
-        if action == "edit" and statement is None:
-            raise ToolInputError("'edit' needs the corrected statement.")
-        return MemoryUpdateInput(
-            claim_number=_integer(data, "claim_number", minimum=1),
-            action=action,  # type: ignore[arg-type]  # checked against UPDATE_ACTIONS
-            statement=statement,
-            note=_text(data, "note"),
-        )
-    if call.name == MEMORY_SEARCH.name:
-        limit = _integer(data, "limit", minimum=1) if "limit" in data else 5
-        return MemorySearchInput(query=_text(data, "query", required=True), limit=min(limit, 20))
-    if call.name == MEMORY_LIST.name:
-        return MemoryListInput(
-            claim_type=list_type(_text(data, "type", required=True)),
-            status=_status(data),
-        )
-    if call.name == READ_DOCUMENT.name:
-        source = _integer(data, "source_number", minimum=1) if "source_number" in data else None
-        document_id = _text(data, "document_id") or None
+    """Validate a call's input into its typed form with the memory layer's schemas, or
+    raise a ``MemoryRefusal`` naming the argument as the tool calls it."""
+    try:
+        return _parsed(call.name, call.input)
+    except MemoryRefusal as refusal:
+        raise as_tool_error(refusal) from None
+
+
+def as_tool_error(refusal: MemoryRefusal) -> ToolInputError:
+    """A refusal naming the argument as the tool calls it (``claim_number``, ``type``)."""
+    if isinstance(refusal, ToolInputError):
+        return refusal
+    field = refusal.field
+    for ours, theirs in FIELD_NAMES.items():
+        if field == ours or field.startswith(f"{ours}["):
+            field = theirs + field[len(ours) :]
+    return ToolInputError(refusal.text, field)
+
+
+def _parsed(name: str, data: Mapping[str, object]) -> ToolInput:
+    if name == MEMORY_ADD.name:
+        return parse(RememberInput, _given(data, RememberInput))
+    if name == MEMORY_UPDATE.name:
+        return _update(data)
+    if name == MEMORY_SEARCH.name:
+        return parse(SearchInput, {"limit": SEARCH_DEFAULT, **_given(data, SearchInput)})
+    if name == MEMORY_LIST.name:
+        given = {"claim_type": data.get("type"), "status": data.get("status")}
+        return parse(ListInput, {"limit": MAX_LIST_ITEMS, **_present(given)})
+    if name == READ_DOCUMENT.name:
+        source = data.get("source_number")
+        document_id = data.get("document_id") or None
         if (source is None) == (document_id is None):
             raise ToolInputError("Give exactly one of source_number or document_id.")
-        offset = _integer(data, "offset", minimum=0) if "offset" in data else 0
-        return ReadDocumentInput(source_number=source, document_id=document_id, offset=offset)
-    raise ToolInputError(f"Unknown tool {call.name!r}.")
+        if source is not None:
+            source = parse(ClaimRef, {"number": source}).number
+        offset = data.get("offset", 0)
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise ToolInputError("Must be a whole number ≥ 0.", "offset")
+        return ReadDocumentInput(
+            source_number=source,
+            document_id=str(document_id) if document_id is not None else None,
+            offset=offset,
+        )
+    raise ToolInputError(f"Unknown tool {name!r}.", "name")
 
 
-def list_type(value: str) -> str:
-    """A claim type from what a model or person calls it: "goals", "shopping list"."""
-    key = "_".join(value.lower().replace("-", " ").split())
-    key = TYPE_ALIASES.get(key, key)
-    if key not in CLAIM_TYPES and key.endswith("s") and key[:-1] in CLAIM_TYPES:
-        key = key[:-1]
-    if key not in CLAIM_TYPES:
-        raise ToolInputError(f"type must be one of {', '.join(CLAIM_TYPES)}.")
-    return key
+def _update(data: Mapping[str, object]) -> MemoryUpdateInput:
+    action = data.get("action")
+    if action not in UPDATE_ACTIONS:
+        raise ToolInputError(f"Must be one of {', '.join(UPDATE_ACTIONS)}.", "action")
+    number = data.get("claim_number")
+    if action == "edit":
+        edit = parse(EditInput, {"number": number, "statement": data.get("statement")})
+        return MemoryUpdateInput(edit.number, "edit", statement=edit.statement)
+    if action in ("complete", "tick_off"):
+        done = parse(
+            CompleteInput, _present({"number": number, "action": action, "note": data.get("note")})
+        )
+        return MemoryUpdateInput(done.number, done.action, note=done.note)
+    ref = parse(ClaimRef, {"number": number})
+    return MemoryUpdateInput(ref.number, action)  # type: ignore[arg-type]  # checked above
 
 
-def _status(data: Mapping[str, object]) -> ListStatus:
-    status = _text(data, "status") or "current"
-    if status not in LIST_STATUSES:
-        raise ToolInputError(f"status must be one of {', '.join(LIST_STATUSES)}.")
-    return status  # type: ignore[return-value]  # checked against LIST_STATUSES
+def _given(data: Mapping[str, object], schema: type) -> dict[str, object]:
+    """The call's arguments the schema knows (a model's stray extras are left out)."""
+    known = {field.name for field in fields(schema)}
+    return {key: value for key, value in data.items() if key in known and value is not None}
 
 
-def _text(
-    data: Mapping[str, object], key: str, *, required: bool = False, max_chars: int = 0
-) -> str:
-    value = data.get(key)
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise ToolInputError(f"{key} must be a non-empty string.")
-    value = value.strip()
-    if max_chars and len(value) > max_chars:
-        raise ToolInputError(f"{key} is longer than {max_chars} characters.")
-    return value
-
-
-def _integer(data: Mapping[str, object], key: str, *, minimum: int) -> int:
-    value = data.get(key)
-    if isinstance(value, str) and value.strip().lstrip("#").isdigit():
-        value = int(value.strip().lstrip("#"))  # "#42" or "42" from a sloppy call
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ToolInputError(f"{key} must be an integer ≥ {minimum}.")
-    return value
-
-
-def _strings(data: Mapping[str, object], key: str) -> tuple[str, ...]:
-    value = data.get(key)
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
-        raise ToolInputError(f"{key} must be a list of strings.")
-    return tuple(v.strip() for v in value if isinstance(v, str) and v.strip())
+def _present(data: Mapping[str, object]) -> dict[str, object]:
+    return {key: value for key, value in data.items() if value is not None}
