@@ -5,9 +5,10 @@
 from __future__ import annotations
 
 import uuid
+from typing import Annotated
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 from pydantic_core import PydanticCustomError
 
 from apps.chat.pipeline.types import MAX_MESSAGE_CHARS, TurnRequest
@@ -39,7 +40,12 @@ class SendMessageInput(BaseModel):
     # first, in words that name the field.
     text: str = Field(max_length=MAX_MESSAGE_CHARS)
     attached_claim_ids: tuple[uuid.UUID, ...] = Field(default=(), max_length=MAX_ATTACHED_CLAIMS)
-    fact_topic: str | None = Field(default=None, max_length=MAX_FACT_TOPIC_CHARS)
+    # OpenAPI 3.0 (the API's schema) writes "or null" as ``nullable``, not pydantic's
+    # ``anyOf [..., {type: null}]``, which its validator refuses.
+    fact_topic: Annotated[
+        str | None,
+        WithJsonSchema({"type": "string", "maxLength": MAX_FACT_TOPIC_CHARS, "nullable": True}),
+    ] = Field(default=None, max_length=MAX_FACT_TOPIC_CHARS)
 
     @field_validator("text", mode="before")
     @classmethod
