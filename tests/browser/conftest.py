@@ -59,11 +59,15 @@ def _free_port() -> int:
 def server(transactional_db: None, settings: Any) -> Iterator[str]:
     """Cairn over HTTP and websockets; data the test writes is committed, so it sees it."""
     import uvicorn
+    from channels.layers import channel_layers
 
     from config.asgi import application
 
     port = _free_port()
     settings.ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+    # A fresh channel layer for this server's event loop: the Redis layer serves one loop
+    # at a time, and a previous test's server may still be closing its last socket.
+    channel_layers.backends.clear()
     settings.CAIRN_OFFLINE_WORD_DELAY = 0.01
     config = uvicorn.Config(
         application,
@@ -84,6 +88,7 @@ def server(transactional_db: None, settings: Any) -> Iterator[str]:
     yield f"http://127.0.0.1:{port}"
     instance.should_exit = True
     thread.join(timeout=10)
+    channel_layers.backends.clear()
 
 
 @pytest.fixture

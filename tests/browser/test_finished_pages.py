@@ -40,10 +40,13 @@ def _box(locator: Locator) -> dict[str, float]:
 
 
 def _open_user_menu(page: Page) -> None:
-    toggle = page.get_by_role("button", name="Menu")
-    if toggle.is_visible():
-        toggle.click()
-    page.locator(".user-menu > summary").click()
+    # On a phone the menu is folded behind "Menu", which the page's script shows once it
+    # has run: wait for it rather than read the button's visibility before.
+    page.wait_for_load_state("load")
+    summary = page.locator(".user-menu > summary")
+    if not summary.is_visible():
+        page.get_by_role("button", name="Menu").click()
+    summary.click()
 
 
 @VIEWPORTS
