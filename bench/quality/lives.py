@@ -9,7 +9,9 @@ and habits that say something about them without naming it.
 - ``multi-session``: one question gathers every turn of one thread of a life ("Which
   places has Ilse travelled to?"); each turn holds one of the answer's parts and recall
   counts the share found. The person's other turns (their pets, their jobs …) name them
-  too, so the name alone does not pick the evidence.
+  too, so the name alone does not pick the evidence; and half the turns say "my old
+  flatmate" instead of the name, as people do once they have said who is who (once, in
+  a turn of its own).
 - ``inferential``: the question asks what the turns imply ("Would Ilse enjoy a week of
   hill walking?") and shares no word with them but the person's name; the turns name
   the things ("scrambling up Tryfan", "new Scarpa boots"). The answer's parts are those
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from .model import PART_SEPARATOR
-from .world import Pointer, Session, World
+from .world import Pointer, Session, World, capitalised
 
 AGGREGATION = "multi-session"
 INFERENTIAL = "inferential"
@@ -397,8 +399,10 @@ def add_lives(world: World) -> None:
     rng.shuffle(trait_order)
     trait_uses: Counter[str] = Counter()
     aspect_uses: Counter[str] = Counter()
+    relations = rng.sample(RELATIONS, len(RELATIONS))
     for _ in range(PEOPLE):
         name = world.take("name")
+        relation = relations.pop()
         # The least told threads first, so that each is asked about about as often.
         order = rng.sample(sorted(ASPECTS), len(ASPECTS))
         aspects = sorted(sorted(order, key=lambda k: aspect_uses[k])[:ASPECTS_EACH])
@@ -410,9 +414,10 @@ def add_lives(world: World) -> None:
             says = rng.sample(aspect.says, len(parts))
             pointers = []
             for value, said in zip(parts, says, strict=True):
+                handle = name if world.chance(0.5) else relation
                 unit = world.add(
                     _spread_session(world, used),
-                    ("user", world.padded(said.format(name=name, value=value))),
+                    ("user", world.padded(capitalised(said.format(name=handle, value=value)))),
                     ("assistant", world.choice(ACKS)),
                 )
                 pointers.append(Pointer(unit, 0, value))
@@ -428,16 +433,43 @@ def add_lives(world: World) -> None:
             parts = []
             for i, (said, _) in enumerate(trait.clues):
                 value = clue_values[(key, i)].pop()
+                handle = name if world.chance(0.5) else relation
                 unit = world.add(
                     _spread_session(world, used),
-                    ("user", world.padded(said.format(name=name, value=value))),
+                    ("user", world.padded(capitalised(said.format(name=handle, value=value)))),
                     ("assistant", world.choice(ACKS)),
                 )
                 pointers.append(Pointer(unit, 0, value))
                 parts.append(value)
             question = world.choice(trait.asks).format(name=name)
             world.ask(INFERENTIAL, question, PART_SEPARATOR.join(parts), *pointers)
+        # Who is who, said once, on the first day the person comes up.
+        introduction = world.choice(INTRODUCTIONS).format(name=name, relation=relation)
+        world.add(
+            min(used, key=lambda s: s.day),
+            ("user", world.padded(capitalised(introduction))),
+            ("assistant", world.choice(ACKS)),
+        )
 
+
+# How the user refers to each person when not by name: once told who is who, people
+# mostly say "my old flatmate", not the name. None is one of ``people.ROLES``.
+RELATIONS = [
+    "my oldest friend",
+    "my neighbour downstairs",
+    "my old flatmate",
+    "my choir friend",
+    "my ex-colleague",
+    "my quiz teammate",
+    "my wife's cousin",
+    "my school friend",
+    "my partner's sister",
+]
+INTRODUCTIONS = [
+    "{relation}, {name}, came round for tea and stayed till midnight.",
+    "Had a long walk with {name}, {relation}, and caught up on everything.",
+    "When I mention {relation}, that's {name}; we go back years.",
+]
 
 ACKS = [
     "Ha, sounds about right for them.",

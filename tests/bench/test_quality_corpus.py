@@ -140,31 +140,34 @@ def test_inferential_questions_share_no_word_with_their_evidence_but_a_name(
     corpus: Corpus,
 ) -> None:
     """Issue 31's open-domain family: the turns name the things, not the question's
-    words; the only word they share is the person's name."""
+    words; the only word they may share is the person's name (half the turns say "my
+    old flatmate" instead)."""
     inferred = [q for q in corpus.questions if q.category == INFERENTIAL]
     assert len(inferred) >= 30
     for question in inferred:
         assert len(question.evidence) == 2, question.id
         asked = content_words(question.question)
-        said = [content_words(corpus.turn(e).content) for e in question.evidence]
-        shared = asked & set().union(*said)
-        names = set.intersection(*said) & asked
-        assert len(names) == 1, (question.id, names)
-        assert shared == names, (question.id, shared)
+        said = set().union(*(content_words(corpus.turn(e).content) for e in question.evidence))
+        assert asked & said <= content_words(_person(question)), (question.id, asked & said)
         assert len(set(_days_said(corpus, question))) == 2, question.id
 
 
 def test_the_same_person_is_named_in_turns_that_answer_other_questions(corpus: Corpus) -> None:
     """The name alone does not pick the evidence: each person of the new families is
-    named in several times as many turns as any one question's evidence."""
+    named in at least twice as many turns as any one question's evidence."""
     new = [q for q in corpus.questions if q.category in (AGGREGATION, INFERENTIAL)]
     turns = [t.content for c in corpus.conversations for t in c.turns]
     for question in new:
-        name = next(w for w in question.question.replace("'s", "").split() if w[0].isupper()
-                    and w not in {"Would", "Which", "What", "Where", "How", "Is", "Does",
-                                  "Could", "Should", "I"})  # fmt: skip
+        name = _person(question)
         named = sum(bool(re.search(rf"\b{name}\b", t)) for t in turns)
-        assert named >= 3 * len(question.evidence), (question.id, name, named)
+        assert named >= 2 * len(question.evidence), (question.id, name, named)
+
+
+def _person(question: Question) -> str:
+    """The person a question of the new families asks about: its one capitalised name."""
+    asking = {"Would", "Which", "What", "Where", "How", "Is", "Does", "Could", "Should", "I"}
+    words = re.findall(r"[A-Z][a-z]+", question.question)
+    return next(w for w in words if w not in asking)
 
 
 def test_the_halves_are_disjoint_and_split_every_family(corpus: Corpus) -> None:
