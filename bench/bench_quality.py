@@ -1,9 +1,10 @@
-"""Issues 8 and 19: retrieval quality of chat memory — Cairn's search beside reference
+"""Issues 8, 19 and 31: retrieval quality of chat memory — Cairn's search beside reference
 retrievers, in one run.
 
-Imports the corpus in ``bench/quality/corpus.json`` (24 multi-session conversations, 300+
-questions tagged with the turns that answer them) through the transcript API as a fresh
-user and lets every message be indexed. Then each question is asked of
+Imports the corpus in ``bench/quality/corpus.json`` (24 multi-session conversations, 400+
+questions tagged with the turns that answer them, in the families ``model.CATEGORIES``)
+through the transcript API as a fresh user and lets every message be indexed. Then each
+question is asked of
 
 - the references (``bench/quality/references.py``): plain BM25 in Python over each turn
   and over each turn's window (it and its neighbours), exact dense search with the
@@ -16,7 +17,8 @@ The questions are split in halves (``split_halves``): the hybrid's fusion weight
 chosen on the tuning half (grid search over Cairn's own rankings, fused as
 ``hybrid_search`` fuses them) and every figure is reported on the test half. The
 target (issue 19): on the test half the hybrid beats each single reference by at least 5
-points at recall@5 and @10, and is no worse than the references' fusion.
+points at recall@5 and @10, and is no worse than the references' fusion; issue 31 asks
+the same on each of its two families (``model.NEW_FAMILIES``), printed apart.
 
 Run: .venv/bin/python bench/bench_quality.py [--reuse] [--keep] [--strict] [--examples 4]
      (``make bench-quality``). ``--reuse`` keeps the imported user between runs and skips
@@ -42,7 +44,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
-from bench.quality.model import CATEGORIES, Corpus, Question, corpus_load, split_halves  # noqa: E402
+from bench.quality.model import (  # noqa: E402
+    CATEGORIES,
+    NEW_FAMILIES,
+    Corpus,
+    Question,
+    corpus_load,
+    split_halves,
+)
 from bench.quality.references import Bm25, Dense, rrf, windows  # noqa: E402
 from bench.quality.scoring import DEPTHS, Outcome, mean_recall, table  # noqa: E402
 
@@ -353,7 +362,7 @@ def recall_of(outcome: Outcome, ranked: list[str], k: int) -> float:
     return len(set(outcome.evidence) & set(ranked[:k])) / len(outcome.evidence)
 
 
-def report_targets(test: list[Outcome]) -> bool:
+def report_targets(test: list[Outcome], indent: str = "  ") -> bool:
     """Whether the hybrid beats each single reference by MARGIN at both depths and is no
     worse than the best reference fusion; prints the margins."""
     ok = True
@@ -362,14 +371,34 @@ def report_targets(test: list[Outcome]) -> bool:
         for method in SINGLE_REFERENCES:
             margin = hybrid - mean_recall(test, method, k)
             ok &= margin >= MARGIN
-            print(f"  @{k:<2} hybrid − {LABELS[method]:<38} = {100 * margin:+5.1f} points"
+            print(f"{indent}@{k:<2} hybrid − {LABELS[method]:<38} = {100 * margin:+5.1f} points"
                   f"  {'ok' if margin >= MARGIN else 'BELOW the 5-point target'}")  # fmt: skip
         for method in FUSED_REFERENCES:
             margin = hybrid - mean_recall(test, method, k)
             ok &= margin >= 0
-            print(f"  @{k:<2} hybrid − {LABELS[method]:<38} = {100 * margin:+5.1f} points"
+            print(f"{indent}@{k:<2} hybrid − {LABELS[method]:<38} = {100 * margin:+5.1f} points"
                   f"  {'ok' if margin >= 0 else 'WORSE than the references fusion'}")  # fmt: skip
     return ok
+
+
+def report_new_families(test: list[Outcome]) -> bool:
+    """Issue 31's families on the test half: every method's recall beside the overall,
+    and the hybrid's margins on each family (the targets apply to each of them too)."""
+    print(
+        "\nIssue 31's families on the test half (answers gathered over sessions, answers "
+        "inferred), beside the overall:"
+    )
+    for line in table(test, METHODS, NEW_FAMILIES, LABELS):
+        print(line)
+    met = True
+    for family in NEW_FAMILIES:
+        members = [o for o in test if o.category == family]
+        if not members:
+            continue
+        print(f"  Targets on {family} ({len(members)} questions):")
+        met &= report_targets(members, indent="    ")
+    print("Hybrid meets every target on the new families: " + ("YES" if met else "NO"))
+    return met
 
 
 def report_losses(
@@ -414,6 +443,14 @@ def write_results(corpus: Corpus, outcomes: list[Outcome], tuning_ids: set[str])
             {
                 "corpus": corpus_fingerprint(corpus),
                 "test": {f"{m}@{k}": mean_recall(test, m, k) for m in METHODS for k in DEPTHS},
+                "test_by_family": {
+                    family: {
+                        f"{m}@{k}": mean_recall([o for o in test if o.category == family], m, k)
+                        for m in METHODS
+                        for k in DEPTHS
+                    }
+                    for family in CATEGORIES
+                },
                 "questions": [
                     {
                         "id": o.question_id,
@@ -519,6 +556,7 @@ def main() -> None:
     print("\nTargets on the test half (issue 19):")
     met = report_targets(test)
     print("Hybrid meets every target: " + ("YES" if met else "NO"))
+    report_new_families(test)
     print(
         f"Diagnostic, recall@{K} on the test half if a neighbouring turn counts as found: "
         + ", ".join(f"{m} {mean_recall(test, m, K, near=True):.3f}" for m in CAIRN)

@@ -3,8 +3,8 @@
     .venv/bin/python -m bench.quality.generate     # rewrites bench/quality/corpus.json
 
 Facts, events and preference changes are placed in sessions first (``singles``, ``hops``,
-``timeline``, ``prefs``); ``layout`` then fills every session with small talk up to its
-length, shuffles, and timestamps the turns.
+``timeline``, ``prefs``, ``threads``, ``lives``); ``layout`` then fills every session with
+small talk up to its length, shuffles, and timestamps the turns.
 """
 
 from __future__ import annotations
@@ -22,7 +22,17 @@ from .hops import (
     add_restaurant_hops,
     add_same_city_hops,
 )
-from .model import CORPUS_PATH, Conversation, Corpus, Evidence, Question, Turn, corpus_dump
+from .lives import add_lives
+from .model import (
+    CORPUS_PATH,
+    Conversation,
+    Corpus,
+    Evidence,
+    Question,
+    Turn,
+    answer_parts,
+    corpus_dump,
+)
 from .people import ROLES
 from .prefs import add_preferences
 from .singles import add_assistant_facts, add_people_facts, add_self_facts
@@ -96,6 +106,7 @@ def build_world(seed: int = SEED) -> World:
     add_assistant_facts(world)
     add_people_facts(world, people=23, facts_each=4)
     add_threads(world)
+    add_lives(world)
     return world
 
 
@@ -176,21 +187,25 @@ def answer_pattern(answer: str) -> re.Pattern[str]:
 
 
 def _checked(corpus: Corpus, question: Question) -> Question:
-    pattern = answer_pattern(question.answer)
+    """Each part of the answer is in an evidence turn and not in the question; marks
+    whether any part is also in another turn."""
     for evidence in question.evidence:
         if evidence.contains.lower() not in corpus.turn(evidence).content.lower():
             raise ValueError(f"{question.id}: evidence lacks {evidence.contains!r}")
-    if not any(pattern.search(corpus.turn(e).content) for e in question.evidence):
-        raise ValueError(f"{question.id}: no evidence turn holds {question.answer!r}")
-    if pattern.search(question.question):
-        raise ValueError(f"{question.id}: the question gives its answer away")
+    holders: set[tuple[int, int]] = set()
+    for part in answer_parts(question.answer):
+        pattern = answer_pattern(part)
+        if not any(pattern.search(corpus.turn(e).content) for e in question.evidence):
+            raise ValueError(f"{question.id}: no evidence turn holds {part!r}")
+        if pattern.search(question.question):
+            raise ValueError(f"{question.id}: the question gives its answer away")
+        holders |= {
+            (c, order)
+            for c, conversation in enumerate(corpus.conversations)
+            for order, turn in enumerate(conversation.turns, start=1)
+            if pattern.search(turn.content)
+        }
     evidence_turns = {(e.conversation, e.order) for e in question.evidence}
-    holders = {
-        (c, order)
-        for c, conversation in enumerate(corpus.conversations)
-        for order, turn in enumerate(conversation.turns, start=1)
-        if pattern.search(turn.content)
-    }
     return replace(question, answer_only_in_evidence=holders <= evidence_turns)
 
 

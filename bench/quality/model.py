@@ -14,7 +14,20 @@ from pathlib import Path
 
 CORPUS_PATH = Path(__file__).resolve().parent / "corpus.json"
 
-CATEGORIES = ("single-fact", "multi-hop", "temporal", "preference-update", "in-thread")
+CATEGORIES = (
+    "single-fact",
+    "multi-hop",
+    "temporal",
+    "preference-update",
+    "in-thread",
+    "multi-session",
+    "inferential",
+)
+# The families issue 31 added: answers gathered from several sessions, and answers that
+# follow from turns naming none of the question's words (``lives``).
+NEW_FAMILIES = ("multi-session", "inferential")
+# An answer with several parts (one per evidence turn) is written as the parts joined so.
+PART_SEPARATOR = "; "
 
 
 @dataclass(frozen=True)
@@ -66,6 +79,11 @@ class Corpus:
 
     def turn(self, evidence: Evidence) -> Turn:
         return self.conversations[evidence.conversation].turns[evidence.order - 1]
+
+
+def answer_parts(answer: str) -> list[str]:
+    """The parts of an answer: several for a gathered one, else the answer itself."""
+    return answer.split(PART_SEPARATOR)
 
 
 def corpus_dump(corpus: Corpus, path: Path = CORPUS_PATH) -> None:

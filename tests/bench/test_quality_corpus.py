@@ -4,14 +4,25 @@ No database: this reads the JSON and regenerates it."""
 
 from __future__ import annotations
 
+import itertools
 import re
+import statistics
 from collections import Counter
 from datetime import datetime
 
 import pytest
 
 from bench.quality.generate import answer_pattern, generate
-from bench.quality.model import CATEGORIES, CORPUS_PATH, Corpus, corpus_load
+from bench.quality.lives import AGGREGATION, INFERENTIAL, MIN_DAYS_APART
+from bench.quality.model import (
+    CATEGORIES,
+    CORPUS_PATH,
+    Corpus,
+    Question,
+    answer_parts,
+    corpus_load,
+    split_halves,
+)
 from bench.quality.scoring import Outcome, recall
 
 # Words a question and its evidence share without that meaning anything.
@@ -72,22 +83,23 @@ def test_every_evidence_turn_exists_and_holds_its_part_of_the_answer(corpus: Cor
             conversation = corpus.conversations[evidence.conversation]
             assert 1 <= evidence.order <= len(conversation.turns), question.id
             assert evidence.contains.lower() in corpus.turn(evidence).content.lower()
-        pattern = answer_pattern(question.answer)
-        assert any(pattern.search(corpus.turn(e).content) for e in question.evidence), (
-            f"{question.id}: no evidence turn says {question.answer!r}"
-        )
-        assert not pattern.search(question.question), f"{question.id} gives its answer away"
+        for part in answer_parts(question.answer):
+            pattern = answer_pattern(part)
+            assert any(pattern.search(corpus.turn(e).content) for e in question.evidence), (
+                f"{question.id}: no evidence turn says {part!r}"
+            )
+            assert not pattern.search(question.question), f"{question.id} gives its answer away"
 
 
 def test_answers_are_only_in_their_evidence_so_the_labels_are_complete(corpus: Corpus) -> None:
     for question in corpus.questions:
-        pattern = answer_pattern(question.answer)
+        patterns = [answer_pattern(part) for part in answer_parts(question.answer)]
         evidence = {(e.conversation, e.order) for e in question.evidence}
         holders = {
             (c, order)
             for c, conversation in enumerate(corpus.conversations)
             for order, turn in enumerate(conversation.turns, start=1)
-            if pattern.search(turn.content)
+            if any(pattern.search(turn.content) for pattern in patterns)
         }
         assert question.answer_only_in_evidence == (holders <= evidence), question.id
     assert all(q.answer_only_in_evidence for q in corpus.questions)
@@ -98,6 +110,87 @@ def test_multi_hop_questions_need_two_turns(corpus: Corpus) -> None:
     assert all(len({(e.conversation, e.order) for e in q.evidence}) == 2 for q in hops)
     across = [q for q in hops if len({e.conversation for e in q.evidence}) == 2]
     assert len(across) >= len(hops) // 3, "a fair share spans two conversations"
+
+
+def _days_said(corpus: Corpus, question: Question) -> list[datetime]:
+    return sorted(datetime.fromisoformat(corpus.turn(e).created_at) for e in question.evidence)
+
+
+def test_multi_session_answers_are_gathered_from_sessions_weeks_apart(corpus: Corpus) -> None:
+    """Issue 31's aggregation family: every part of the answer is told in a turn of its
+    own, each in another session, and the story spans months."""
+    gathered = [q for q in corpus.questions if q.category == AGGREGATION]
+    assert len(gathered) >= 30
+    for question in gathered:
+        parts = answer_parts(question.answer)
+        assert len(parts) >= 2, question.id
+        assert len(question.evidence) == len(parts), question.id
+        assert sorted(e.contains for e in question.evidence) == sorted(parts), question.id
+        days = _days_said(corpus, question)
+        assert len({d.date() for d in days}) == len(days), f"{question.id}: one day each"
+        assert all((b - a).days >= MIN_DAYS_APART - 1 for a, b in itertools.pairwise(days))
+        for evidence in question.evidence:
+            assert corpus.turn(evidence).role == "user", question.id
+    spans = [(d[-1] - d[0]).days for d in (_days_said(corpus, q) for q in gathered)]
+    assert statistics.median(spans) >= 90, "most stories are told over months"
+    assert any(len(answer_parts(q.answer)) >= 3 for q in gathered)
+
+
+def test_inferential_questions_share_no_word_with_their_evidence_but_a_name(
+    corpus: Corpus,
+) -> None:
+    """Issue 31's open-domain family: the turns name the things, not the question's
+    words; the only word they may share is the person's name (half the turns say "my
+    old flatmate" instead)."""
+    inferred = [q for q in corpus.questions if q.category == INFERENTIAL]
+    assert len(inferred) >= 30
+    for question in inferred:
+        assert len(question.evidence) == 2, question.id
+        asked = content_words(question.question)
+        said = set().union(*(content_words(corpus.turn(e).content) for e in question.evidence))
+        assert asked & said <= content_words(_person(question)), (question.id, asked & said)
+        assert len(set(_days_said(corpus, question))) == 2, question.id
+
+
+def test_the_same_person_is_named_in_turns_that_answer_other_questions(corpus: Corpus) -> None:
+    """The name alone does not pick the evidence: each person of the new families is
+    named in at least twice as many turns as any one question's evidence."""
+    new = [q for q in corpus.questions if q.category in (AGGREGATION, INFERENTIAL)]
+    turns = [t.content for c in corpus.conversations for t in c.turns]
+    for question in new:
+        name = _person(question)
+        named = sum(bool(re.search(rf"\b{name}\b", t)) for t in turns)
+        assert named >= 2 * len(question.evidence), (question.id, name, named)
+
+
+def _person(question: Question) -> str:
+    """The person a question of the new families asks about: its one capitalised name."""
+    asking = {"Would", "Which", "What", "Where", "How", "Is", "Does", "Could", "Should", "I"}
+    words = re.findall(r"[A-Z][a-z]+", question.question)
+    return next(w for w in words if w not in asking)
+
+
+def test_the_halves_are_disjoint_and_split_every_family(corpus: Corpus) -> None:
+    tuning, test = split_halves(corpus.questions)
+    assert not {q.id for q in tuning} & {q.id for q in test}
+    assert len(tuning) + len(test) == len(corpus.questions)
+    for category in CATEGORIES:
+        in_tuning = sum(q.category == category for q in tuning)
+        in_test = sum(q.category == category for q in test)
+        assert abs(in_tuning - in_test) <= 1, category
+        assert in_test >= 15, category
+
+
+def test_the_new_families_are_deterministic_and_change_with_the_seed() -> None:
+    again = generate()
+    other = generate(seed=7)
+    new = {AGGREGATION, INFERENTIAL}
+    assert [q for q in again.questions if q.category in new] == [
+        q for q in corpus_load().questions if q.category in new
+    ]
+    assert [q.question for q in other.questions if q.category in new] != [
+        q.question for q in again.questions if q.category in new
+    ]
 
 
 def test_in_thread_answers_are_replies_to_a_question_on_the_topic(corpus: Corpus) -> None:
