@@ -44,7 +44,7 @@ async def _overhead(user, conversation, turns: int) -> list[float]:  # type: ign
     from config.asgi import application
 
     settings.CAIRN_CHAT_RATE_LIMIT = "100000/60"  # measuring the turn, not the limiter
-    consumers.provider_for_running_loop = lambda: InstantProvider(5)  # type: ignore[assignment]
+    consumers.provider_for_running_loop = lambda _answerer=None: InstantProvider(5)  # type: ignore[assignment]
     cookie = await asyncio.to_thread(_session_cookie, user)
     ws = WebsocketCommunicator(
         application,
