@@ -24,12 +24,11 @@ from apps.chat.services import (
     conversation_unpin_claim,
     conversation_update,
 )
-from apps.claims.models import Claim, ClaimOrigin
+from apps.claims.models import Claim
 from apps.claims.selectors import claim_get, claims_pending
 from apps.core.request_user import current_user
 from apps.facts.extraction import message_rank_spans
-from apps.memory.actions import memory_pin, memory_remember
-from apps.memory.schemas import RememberInput, parse
+from apps.memory.actions import memory_pin, memory_remember_message
 
 router = Router(tags=["chat"])
 LIST_LIMIT = 200
@@ -188,11 +187,7 @@ def message_remember(
     user = current_user(request)
     message = message_get(user=user, message_id=message_id)
     statement = (payload.statement or "").strip() or remember_default(message)
-    # The person's own act: saved as asked, whatever the memory mode.
-    data = parse(RememberInput, {"statement": statement, "asked_by_user": True})
-    remembered = memory_remember(
-        user=user, data=data, origin=ClaimOrigin.CHAT, source_message=message
-    )
+    remembered = memory_remember_message(user=user, message=message, statement=statement)
     claim, created = remembered.claim, remembered.created
     return Status(
         201 if created else 200,

@@ -22,11 +22,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.accounts.models import User
-from apps.claims.models import ClaimOrigin
 from apps.core.request_user import current_user
-from apps.memory.actions import memory_remember
+from apps.memory.actions import memory_remember_message
 from apps.memory.errors import MemoryRefusal
-from apps.memory.schemas import RememberInput, parse
 
 from .connections.forms import ModelPickForm
 from .connections.selectors import choice_answerer, model_options, site_models
@@ -240,13 +238,8 @@ def message_remember_view(
     statement = (form.cleaned_data["statement"] if form.is_valid() else "").strip()
     page = reverse("chat:conversation", args=[conversation_id]) + f"#message-{message.pk}"
     try:
-        # The person's own act: saved as asked, whatever the memory mode.
-        data = parse(
-            RememberInput,
-            {"statement": statement or remember_default(message), "asked_by_user": True},
-        )
-        remembered = memory_remember(
-            user=user, data=data, origin=ClaimOrigin.CHAT, source_message=message
+        remembered = memory_remember_message(
+            user=user, message=message, statement=statement or remember_default(message)
         )
         claim, created = remembered.claim, remembered.created
     except MemoryRefusal as refusal:

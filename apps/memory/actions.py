@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from apps.accounts.models import MemoryMode
-from apps.claims.models import Claim, ClaimStatus
+from apps.claims.models import Claim, ClaimOrigin, ClaimStatus
 from apps.claims.selectors import claim_by_number
 from apps.claims.services import (
     claim_complete,
@@ -28,7 +28,7 @@ from apps.contexts.services import context_transfer_memberships
 
 from .dedupe import claim_add_or_reinforce
 from .errors import ClaimNotFound, MemoryRefusal, refusal_from
-from .schemas import CompleteInput, RememberInput
+from .schemas import CompleteInput, RememberInput, parse
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -118,6 +118,23 @@ def memory_remember(
             status=status,
         )
     return Remembered(claim=claim, created=created)
+
+
+NOT_YOUR_WORDS = (
+    "Only your own messages can be saved as a memory: an answer is Cairn's words, not "
+    "something you said."
+)
+
+
+def memory_remember_message(*, user: User, message: Message, statement: str) -> Remembered:
+    """Save what the user said in ``message`` (or their edit of it, ``statement``) as a
+    memory linked to it: the person's own act, saved as asked whatever the memory mode.
+    Only the user's own words: an answer of Cairn's is not something they said (the page
+    offers the action on their messages alone, and every door refuses the rest alike)."""
+    if message.role != "user":
+        raise MemoryRefusal("message", NOT_YOUR_WORDS)
+    data = parse(RememberInput, {"statement": statement, "asked_by_user": True})
+    return memory_remember(user=user, data=data, origin=ClaimOrigin.CHAT, source_message=message)
 
 
 def _changed(claim: Claim, work: Callable[[], Claim]) -> ClaimChanged:

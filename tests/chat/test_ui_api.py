@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 
 from apps.accounts.models import User
 from apps.chat.models import Conversation, Message
@@ -206,9 +207,11 @@ def test_pin_globally_and_unpin(owner: Client, claim: Claim) -> None:
 # Save as memory ----------------------------------------------------------------------------------
 
 
-def test_remember_saves_the_message_text_without_its_sources_footer(
+def test_an_answer_of_cairns_is_not_saved_as_the_users_memory(
     owner: Client, user: User, conversation: Conversation
 ) -> None:
+    """Only the user's own words (issue 30): the page offers "Save as memory" on their
+    messages alone, and the doors refuse an answer alike, naming the message."""
     reply = message_append(
         conversation=conversation,
         role=Message.Role.ASSISTANT,
@@ -216,14 +219,16 @@ def test_remember_saves_the_message_text_without_its_sources_footer(
     )
 
     response = call(owner, "post", f"/messages/{reply.pk}/remember", {})
+    page = owner.post(
+        reverse("chat:remember", args=[conversation.pk, reply.pk]), {"statement": "Porto"}
+    )
 
-    assert response.status_code == 201
-    saved = response.json()
-    claim = Claim.objects.get(user=user)
-    assert saved["created"] is True
-    assert (saved["number"], saved["friendly_id"]) == (claim.number, claim.friendly_id)
-    assert claim.statement == "Your sister lives in Porto [1]."
-    assert (claim.origin, claim.source_message) == (ClaimOrigin.CHAT, reply)
+    assert response.status_code == 400
+    assert list(response.json()) == ["message"]
+    assert "Only your own messages" in response.json()["message"][0]
+    assert page.status_code == 302
+    assert "Only your own messages" in owner.get(page["Location"]).content.decode()
+    assert not Claim.objects.filter(user=user).exists()
 
 
 def test_remember_an_edited_statement_and_reinforce_a_known_one(
@@ -250,15 +255,18 @@ def test_remember_an_edited_statement_and_reinforce_a_known_one(
     assert claim.reinforced_count == 1
 
 
-def test_remember_refuses_an_empty_statement(owner: Client, conversation: Conversation) -> None:
-    empty = message_append(
-        conversation=conversation,
-        role=Message.Role.ASSISTANT,
-        content="",
-        status=Message.Status.FAILED,
+def test_remember_saves_the_users_words_linked_to_the_message(
+    owner: Client, user: User, conversation: Conversation
+) -> None:
+    said = message_append(
+        conversation=conversation, role=Message.Role.USER, content="My sister lives in Porto."
     )
 
-    response = call(owner, "post", f"/messages/{empty.pk}/remember", {"statement": "   "})
+    response = call(owner, "post", f"/messages/{said.pk}/remember", {"statement": "   "})
 
-    assert response.status_code == 400
-    assert list(response.json()) == ["statement"]
+    assert response.status_code == 201
+    saved = response.json()
+    claim = Claim.objects.get(user=user)
+    assert (saved["number"], saved["friendly_id"]) == (claim.number, claim.friendly_id)
+    assert claim.statement == "My sister lives in Porto."
+    assert (claim.origin, claim.source_message) == (ClaimOrigin.CHAT, said)
