@@ -54,7 +54,10 @@ def test_staff_connect_a_model_server_and_a_chat_is_answered_through_it(
         page.goto(f"{server}/")
         start_conversation(page)
         expect(page.locator("#offline-banner")).to_have_count(0)
-        page.locator("#model-choice").select_option(label="mistral-small · Lab")
+        # The choice posts its form and the page comes back with it: wait for that page,
+        # or the question would be typed into the one that is leaving.
+        with page.expect_navigation():
+            page.locator("#model-choice").select_option(label="mistral-small · Lab")
         expect(page.locator("#model-choice")).to_have_value(re.compile(r":mistral-small$"))
         expect(page.locator("#conn-state")).to_have_text(re.compile("connected"))
         page.locator("#composer-input").fill("What tea do I drink?")
