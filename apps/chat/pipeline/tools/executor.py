@@ -105,7 +105,7 @@ class TurnTools:
             verb = "Saved (waits for the user's review in Cairn)"
         else:
             verb = "Saved"
-        return f"{verb}: #{claim.number} (@{claim.friendly_id}) {_safe(claim.statement)} [{number}]"
+        return f"{verb}: #{claim.number} {_safe(claim.statement)} [{number}]"
 
     def memory_update(self, data: MemoryUpdateInput) -> str:
         claim = memory_claim(user=self.user, number=data.claim_number)
