@@ -99,7 +99,7 @@ def _use_anthropic(server: Any) -> None:
     from apps.chat import api
     from apps.chat.llm import anthropic_provider, factory
 
-    def build() -> Any:
+    def build(_answerer: Any = None) -> Any:
         return anthropic_provider.AnthropicProvider(
             api_key="sk-bench",
             main_model="claude-main",
