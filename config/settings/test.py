@@ -23,3 +23,6 @@ WHITENOISE_AUTOREFRESH = True
 # Many tests sign up from the same test client address; the throttling tests lower it.
 CAIRN_SIGNUP_RATE = "10000/h"
 CAIRN_RESET_EMAIL_RATE = "10000/h"
+# Connections' keys are encrypted with a key of the suite's own, never one generated into
+# var/ (a run must leave nothing there; tests of the generated key give their own folder).
+CAIRN_SECRETS_KEY = env("CAIRN_SECRETS_KEY", default="_in5uKGx-IRzfbVPNCAWLGgcaCuIjvtk9BugRF5ej8U=")
