@@ -8,14 +8,14 @@ machines sharing one database must share the key: set CAIRN_SECRETS_KEY on each.
 
 from __future__ import annotations
 
-import os
-import secrets
 from functools import cache
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+
+from apps.core.keyfile import key_kept_in
 
 KEY_FILE_NAME = "secrets.key"
 
@@ -25,27 +25,7 @@ class SecretUnreadable(Exception):
 
 
 def _generated_key(var_dir: Path) -> str:
-    path = var_dir / KEY_FILE_NAME
-    try:
-        key = path.read_text().strip()
-    except FileNotFoundError:
-        key = ""
-    if key:
-        return key
-    var_dir.mkdir(parents=True, exist_ok=True)
-    # Written whole under a private name, then linked into place: of two processes
-    # starting at once, one links and both read the same complete key.
-    draft = var_dir / f".{KEY_FILE_NAME}.{secrets.token_hex(8)}"
-    descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "w") as handle:
-        handle.write(Fernet.generate_key().decode())
-    try:
-        os.link(draft, path)
-    except FileExistsError:
-        pass
-    finally:
-        draft.unlink()
-    return path.read_text().strip()
+    return key_kept_in(var_dir / KEY_FILE_NAME, make=lambda: Fernet.generate_key().decode())
 
 
 @cache
