@@ -17,7 +17,7 @@ from tests.chat.model_server import OpenAIServer
 
 pytestmark = pytest.mark.browser
 
-KEY = "sk-lab-key-0c41"
+KEY = "test-only-not-a-key-0c41"  # what a user pastes; its last four show
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])

@@ -45,7 +45,7 @@ from apps.chat.services import conversation_create
 from tests.chat.model_server import OpenAIServer
 from tests.factories import UserFactory
 
-KEY = "sk-local-secret-key-7f3a"
+KEY = "test-only-not-a-key-7f3a"  # what a user pastes; its last four show
 
 
 @pytest.fixture(autouse=True)
@@ -141,7 +141,7 @@ def test_an_added_connection_keeps_its_key_encrypted_and_reads_the_models() -> N
 @pytest.mark.django_db
 def test_a_wrong_key_is_told_in_words() -> None:
     with OpenAIServer(api_key=KEY) as server:
-        connection, result = connection_create(kind="openai", base_url=server.url, api_key="sk-x")
+        connection, result = connection_create(kind="openai", base_url=server.url, api_key="test-only-key")
 
     assert not result.ok
     assert result.message == f"{server.url} refused the key (401 Unauthorized): check it."
@@ -204,7 +204,7 @@ def test_anthropic_keys_are_tested_against_its_models_endpoint() -> None:
 
     client = httpx2.Client(transport=httpx2.MockTransport(anthropic_api))
     good = probe_anthropic(api_key=KEY, http_client=client)
-    bad = probe_anthropic(api_key="sk-ant-wrong", http_client=client)
+    bad = probe_anthropic(api_key="test-only-wrong-key", http_client=client)
 
     assert (good.ok, good.models) == (True, ["claude-haiku-4-5"])
     assert bad.message == "api.anthropic.com refused the key (401 Unauthorized): check it."
@@ -236,7 +236,7 @@ def test_the_environment_wins_over_the_page_and_the_page_says_so(
         connection, _ = connection_create(kind="openai", name="Lab", base_url=server.url)
     assert site_models().answerer.main.model == "llama-test"
 
-    settings.ANTHROPIC_API_KEY = "sk-ant-environment-key-9d2c"
+    settings.ANTHROPIC_API_KEY = "test-only-environment-key-9d2c"
     settings.CAIRN_MAIN_MODEL, settings.CAIRN_CHEAP_MODEL = "claude-main", "claude-cheap"
     site = site_models()
     page = staff_client.get("/connections/").content.decode()
@@ -246,7 +246,7 @@ def test_the_environment_wins_over_the_page_and_the_page_says_so(
     assert site.answerer.cheap.model == "claude-cheap"
     assert "The environment wins" in page
     assert "…9d2c" in page
-    assert "sk-ant-environment-key-9d2c" not in page
+    assert "test-only-environment-key-9d2c" not in page
     assert "<code>CAIRN_MAIN_MODEL</code>" in page
     # The page's connections stay on offer to each conversation.
     values = [option.value for option in model_options()]

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.accounts.models import User
 from apps.indexing.models import Chunk
-from apps.indexing.search._engine import _hits
+from apps.indexing.search._hits import _hits
 from apps.indexing.search._queries import Candidate
 from apps.indexing.services import message_index
 from apps.projects.models import Project

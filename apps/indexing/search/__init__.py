@@ -21,10 +21,8 @@ other module of ``apps`` and ``config`` from reaching into them. Tests and bench
 
 from ._bm25 import QUERY_MAX_CHARS
 from ._engine import (
-    EXCERPT_CHARS,
     KINDS,
     MAX_K,
-    SearchHit,
     evidence_search,
     hybrid_search,
     text_search,
@@ -39,6 +37,7 @@ from ._evidence import (
     said_by,
     said_on,
 )
+from ._hits import EXCERPT_CHARS, SearchHit
 from ._periods import Period, period_named
 from ._quoting import FOOTER_MARK, quotable, without_footer
 
