@@ -141,7 +141,9 @@ def test_an_added_connection_keeps_its_key_encrypted_and_reads_the_models() -> N
 @pytest.mark.django_db
 def test_a_wrong_key_is_told_in_words() -> None:
     with OpenAIServer(api_key=KEY) as server:
-        connection, result = connection_create(kind="openai", base_url=server.url, api_key="test-only-key")
+        connection, result = connection_create(
+            kind="openai", base_url=server.url, api_key="test-only-key"
+        )
 
     assert not result.ok
     assert result.message == f"{server.url} refused the key (401 Unauthorized): check it."
