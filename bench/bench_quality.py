@@ -37,6 +37,7 @@ import os
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -188,6 +189,14 @@ DEPTH_GRID = (30,)
 # The weight of the turns said in the period a question names ("in May 2024"): only such
 # questions have that list, so it cannot move the others.
 PERIOD_GRID = (0.0, 0.5, 1.0, 2.0, 3.0)
+# Issue 31, tried on the best weights of the grid above (``SECOND_STAGE`` of them): how deep
+# a question asking for several things reads its lists (0: as deep as any other,
+# ``aggregation``), and how much a hit's likeness to those above it lowers it
+# (``diversity``). They re-order what the weights fused, so each is tried on the weights
+# chosen without it rather than in one product with them (which would take an hour).
+SEVERAL_GRID = (0, 45, 60, 100)
+DIVERSITY_GRID = (0.0, 0.1, 0.2, 0.3, 0.4)
+SECOND_STAGE = 10
 
 
 class References:
@@ -294,7 +303,7 @@ def ask_all(
             query=query,
             project=None,
             kinds=KINDS,
-            depth=max(_depth(K, FUSION), max(DEPTH_GRID)),
+            depth=max(_depth(K, FUSION), max(DEPTH_GRID), max(SEVERAL_GRID)),
             vector=vector,
         )
         outcomes.append(outcome)
@@ -305,9 +314,35 @@ def distinct(ids: list[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def fused_messages(rankings: object, fusion: object, messages: dict[int, str]) -> list[str]:
+class Tuned:
+    """What fusing one question's rankings needs beside the weights: the question (whether
+    it asks for several things) and the vectors of every turn (for ``diversity``)."""
+
+    def __init__(self, questions: dict[str, str], vectors: dict[object, object]) -> None:
+        self.questions = questions
+        self.vectors = vectors
+
+
+def fused_messages(
+    rankings: object, fusion: object, messages: dict[int, str], question: str, tuned: Tuned
+) -> list[str]:
+    """The message ids ``hybrid_search`` would return, fused by ``fusion``: its lists read
+    deeper for a question asking for several things, its first ``POOL`` diversified."""
+    from apps.indexing.search._aggregation import fusion_for
+    from apps.indexing.search._diversity import POOL, diversified
+
+    fusion = fusion_for(question, fusion)  # type: ignore[arg-type]
     depth = _depth_for(fusion)
     fused = rankings.fused(fusion, depth)  # type: ignore[attr-defined]
+    if fusion.diversity:
+        pool = max(K, POOL)
+        fused = diversified(
+            fused[:pool],
+            key=lambda pair: (pair[0].kind, pair[0].id),
+            score=lambda pair: pair[1],
+            vectors=tuned.vectors,  # type: ignore[arg-type]
+            weight=fusion.diversity,
+        )[:K]
     return distinct([messages[c.id] for c, _ in fused if c.kind == "chunk" and c.id in messages])
 
 
@@ -318,28 +353,47 @@ def _depth_for(fusion: object) -> int:
 
 
 def choose_fusion(
-    tuning: list[Outcome], rankings: dict[str, object], messages: dict[int, str]
+    tuning: list[Outcome], rankings: dict[str, object], messages: dict[int, str], tuned: Tuned
 ) -> tuple[object, float]:
-    """The fusion (weights, rank or score fusion, RRF's k, depth) with the best mean of
-    recall@5 and @10 on ``tuning``. Among those within ``TOLERANCE`` of the best
-    (differences this small are a question or two), the cheaper one — shallower lists —
-    then the one nearest equal weights and RRF's usual k = 60. Vectors weigh 1 (both
-    fusions are scale-free)."""
+    """The fusion (weights, rank or score fusion, RRF's k, depth; then the depth of
+    questions asking for several things and the diversity) with the best mean of recall@5
+    and @10 on ``tuning``. Among those within ``TOLERANCE`` of the best (differences this
+    small are a question or two), the cheaper one — shallower lists — then the one
+    nearest equal weights and RRF's usual k = 60 and the least diverse, then the one
+    reading deepest for questions asking for several things. Vectors weigh 1 (both fusions
+    are scale-free)."""
     from apps.indexing.search._fusion import Fusion
 
-    tried = []
+    def scored(fusion: Fusion) -> tuple[float, Fusion]:
+        score = 0.0
+        for outcome in tuning:
+            ranked = fused_messages(
+                rankings[outcome.question_id],
+                fusion,
+                messages,
+                tuned.questions[outcome.question_id],
+                tuned,
+            )
+            score += sum(recall_of(outcome, ranked, k) for k in DEPTHS) / len(DEPTHS)
+        return score / len(tuning), fusion
+
     # Rank fusion at each k; score fusion has no k (it keeps the default, unused).
     methods = [("rrf", rrf_k) for rrf_k in RRF_K_GRID] + [("scores", 60)]
     grid = itertools.product(TURN_GRID, GRID, methods, DEPTH_GRID, PERIOD_GRID)
-    for turns, around, (method, rrf_k), depth, period in grid:
-        fusion = Fusion(1.0, turns, around, rrf_k, depth, period, method)
-        score = 0.0
-        for outcome in tuning:
-            ranked = fused_messages(rankings[outcome.question_id], fusion, messages)
-            score += sum(recall_of(outcome, ranked, k) for k in DEPTHS) / len(DEPTHS)
-        tried.append((score / len(tuning), fusion))
+    tried = [
+        scored(Fusion(1.0, turns, around, rrf_k, depth, period, method))
+        for turns, around, (method, rrf_k), depth, period in grid
+    ]
+    tried.sort(key=lambda pair: -pair[0])
+    for _, weights in tried[:SECOND_STAGE]:
+        for several, diversity in itertools.product(SEVERAL_GRID, DIVERSITY_GRID):
+            if several or diversity:
+                tried.append(scored(replace(weights, several_depth=several, diversity=diversity)))
     best = max(score for score, _ in tried)
     near = [(score, fusion) for score, fusion in tried if score >= best - TOLERANCE]
+    # The depth of questions asking for several things comes last, deepest first: it
+    # costs next to nothing (an HNSW scan yields ef_search rows whatever the limit), and
+    # their parts are what ranks low.
     chosen = min(
         near,
         key=lambda pair: (
@@ -347,7 +401,9 @@ def choose_fusion(
             abs(pair[1].turns - 1)
             + abs(pair[1].windows - 1)
             + abs(pair[1].period - 1)
-            + (abs(pair[1].rrf_k - 60) / 100 if pair[1].method == "rrf" else 0),
+            + (abs(pair[1].rrf_k - 60) / 100 if pair[1].method == "rrf" else 0)
+            + pair[1].diversity,
+            -pair[1].several_depth,
         ),
     )
     tried.sort(key=lambda pair: -pair[0])
@@ -356,6 +412,14 @@ def choose_fusion(
     for score, fusion in [*tried[:5], *[t for t in tried if t[1] == equal]]:
         print(f"  {score:.3f}  {fusion}")
     return chosen[1], chosen[0]
+
+
+def turn_vectors(messages: dict[int, str]) -> dict[object, object]:
+    """Every turn's vector as the search's diversity reads them (``vectors_of``)."""
+    from apps.indexing.search._diversity import vectors_of
+    from apps.indexing.search._queries import Candidate
+
+    return vectors_of([Candidate("chunk", pk, 0.0) for pk in messages])  # type: ignore[return-value]
 
 
 def recall_of(outcome: Outcome, ranked: list[str], k: int) -> float:
@@ -541,7 +605,8 @@ def main() -> None:
     tuning_ids = {q.id for q in tuning_questions}
     tuning = [o for o in outcomes if o.question_id in tuning_ids]
     test = [o for o in outcomes if o.question_id not in tuning_ids]
-    chosen, score = choose_fusion(tuning, rankings, messages)
+    tuned = Tuned({q.id: q.question for q in corpus.questions}, turn_vectors(messages))
+    chosen, score = choose_fusion(tuning, rankings, messages, tuned)
     print(
         f"\nTuning half ({len(tuning)} questions): best {chosen} "
         f"(mean of recall@5 and @10 {score:.3f}); hybrid_search uses {FUSION}"

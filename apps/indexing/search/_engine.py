@@ -14,6 +14,11 @@ A query that names a stretch of time ("in May 2024", "last week": ``periods``) a
 fourth list, the chat turns said then, nearest first: what was said then is what such a
 question is about, whatever words it used.
 
+The fused list's first hits are then re-ordered so that a hit much like one above it gives
+way to one that adds something (``diversity``), and a question asking for several things
+("which places has she been to?") reads its lists deeper (``aggregation``): issue 31's
+answers told in parts across sessions.
+
 ``vector_search`` and ``text_search`` return either ranking alone (the quality benchmark
 compares all three).
 """
@@ -21,10 +26,11 @@ compares all three).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
@@ -32,7 +38,9 @@ from apps.core.concurrency import run_beside
 
 from ..embeddings import Vector, get_embedding_provider
 from ..models import Chunk
+from ._aggregation import fusion_for
 from ._bm25 import Collection
+from ._diversity import POOL, Key, cosines, diversified, vectors_of
 from ._evidence import hidden_message_ids, relevant
 from ._fusion import FUSION, Fusion, Rankings
 from ._hits import SearchHit, _hits
@@ -85,6 +93,7 @@ def hybrid_search(
     if not query.strip():
         return []
     excluded, wanted = list(exclude_message_ids), _clamp(k)
+    fusion = fusion_for(query, FUSION)
     if evidence_only and "message" in kinds:
         # Forgotten turns are few: left out of every ranking. The turns that are no
         # evidence (Cairn's answers, bare questions) are many: the rankings go deeper and
@@ -99,16 +108,22 @@ def hybrid_search(
             query=query,
             project=project,
             kinds=kinds,
-            depth=_depth(wanted, FUSION),
+            depth=_depth(wanted, fusion),
             exclude_message_ids=excluded,
             vector=vector,
         )
-        fused = rankings.fused(FUSION)[:wanted]
+        # Diversifying re-orders a pool of the first hits (``diversity.POOL``).
+        pool = max(wanted, POOL) if fusion.diversity else wanted
+        fused = rankings.fused(fusion)[:pool]
+        vectors = vectors_of([c for c, _ in fused]) if fusion.diversity else None
         similar = [*rankings.vector, *rankings.period]
-        hits = _hits(fused, [*similar, *_similarities(fused, rankings)], rankings.text())
+        hits = _hits(fused, [*similar, *_similarities(fused, rankings, vectors)], rankings.text())
         if not evidence_only:
+            hits = _diversified(hits, vectors, fusion)[:wanted]
             break
-        kept = [hit for hit in hits if hit.evidence]
+        # Diversified after the evidence rule: an answer of Cairn's quoting a turn would
+        # otherwise push the turn itself down, and then be left out.
+        kept = _diversified([hit for hit in hits if hit.evidence], vectors, fusion)
         # Cairn's own answers filled the deeper list (a long chat about one thing): read
         # deeper again rather than answer with fewer than ``k`` while more are there.
         if len(kept) >= _clamp(k) or len(fused) < wanted or wanted >= EVIDENCE_MAX_READ:
@@ -153,15 +168,36 @@ def evidence_search(
     return hits
 
 
-def _similarities(fused: Sequence[tuple[Candidate, float]], rankings: Rankings) -> list[Candidate]:
+def _similarities(
+    fused: Sequence[tuple[Candidate, float]],
+    rankings: Rankings,
+    vectors: Mapping[Key, np.ndarray] | None = None,
+) -> list[Candidate]:
     """The cosine similarity of the hits found by words alone, so that every hit has one
     and a caller's cite threshold applies to all alike (issue 17): a passage that only
-    shares a word with the question is not cited for it."""
+    shares a word with the question is not cited for it. From the hits' ``vectors`` when
+    they were read already."""
     if rankings.query_vector is None:
         return []
     known = {(c.kind, c.id) for c in [*rankings.vector, *rankings.period]}
     missing = [c for c, _ in fused if (c.kind, c.id) not in known]
+    if vectors is not None:
+        return cosines(missing, vectors, rankings.query_vector)
     return similarities(missing, rankings.query_vector)
+
+
+def _diversified(
+    hits: list[SearchHit], vectors: Mapping[Key, np.ndarray] | None, fusion: Fusion
+) -> list[SearchHit]:
+    if vectors is None:
+        return hits
+    return diversified(
+        hits,
+        key=lambda hit: ("claim", hit.claim_id) if hit.kind == "claim" else ("chunk", hit.chunk_id),
+        score=lambda hit: hit.score,
+        vectors=vectors,
+        weight=fusion.diversity,
+    )
 
 
 def hybrid_rankings(
