@@ -342,6 +342,7 @@ def fused_messages(
             score=lambda pair: pair[1],
             vectors=tuned.vectors,  # type: ignore[arg-type]
             weight=fusion.diversity,
+            limit=K,
         )[:K]
     return distinct([messages[c.id] for c, _ in fused if c.kind == "chunk" and c.id in messages])
 
@@ -358,10 +359,10 @@ def choose_fusion(
     """The fusion (weights, rank or score fusion, RRF's k, depth; then the depth of
     questions asking for several things and the diversity) with the best mean of recall@5
     and @10 on ``tuning``. Among those within ``TOLERANCE`` of the best (differences this
-    small are a question or two), the cheaper one — shallower lists — then the one
-    nearest equal weights and RRF's usual k = 60 and the least diverse, then the one
-    reading deepest for questions asking for several things. Vectors weigh 1 (both fusions
-    are scale-free)."""
+    small are a question or two), the cheaper one — shallower lists, for every question
+    and then for those asking for several things — then the one nearest equal weights and
+    RRF's usual k = 60 and the least diverse. Vectors weigh 1 (both fusions are
+    scale-free)."""
     from apps.indexing.search._fusion import Fusion
 
     def scored(fusion: Fusion) -> tuple[float, Fusion]:
@@ -391,19 +392,16 @@ def choose_fusion(
                 tried.append(scored(replace(weights, several_depth=several, diversity=diversity)))
     best = max(score for score, _ in tried)
     near = [(score, fusion) for score, fusion in tried if score >= best - TOLERANCE]
-    # The depth of questions asking for several things comes last, deepest first: it
-    # costs next to nothing (an HNSW scan yields ef_search rows whatever the limit), and
-    # their parts are what ranks low.
     chosen = min(
         near,
         key=lambda pair: (
             pair[1].min_depth,
+            pair[1].several_depth,
             abs(pair[1].turns - 1)
             + abs(pair[1].windows - 1)
             + abs(pair[1].period - 1)
             + (abs(pair[1].rrf_k - 60) / 100 if pair[1].method == "rrf" else 0)
             + pair[1].diversity,
-            -pair[1].several_depth,
         ),
     )
     tried.sort(key=lambda pair: -pair[0])

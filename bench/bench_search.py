@@ -39,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -93,6 +94,21 @@ def timed_ms(fn: object, arguments: list[object]) -> list[float]:
     return samples
 
 
+def paired_ms(
+    first: object, second: object, arguments: list[object]
+) -> tuple[list[float], list[float]]:
+    """Each argument timed by both functions, one right after the other (which one first
+    alternates): their difference is measured under the same load, on a shared machine."""
+    a, b = [], []
+    for n, argument in enumerate(arguments):
+        pair = [(first, a), (second, b)]
+        for fn, samples in pair if n % 2 == 0 else reversed(pair):
+            start = time.perf_counter()
+            fn(argument)  # type: ignore[operator]
+            samples.append((time.perf_counter() - start) * 1000)
+    return a, b
+
+
 def line(name: str, samples: list[float], target: float | None = None) -> None:
     p50, p95 = statistics.median(samples), _django.percentile(samples, 95)
     text = f"{name:<50} p50 {p50:7.2f} ms  p95 {p95:7.2f} ms"
@@ -100,6 +116,18 @@ def line(name: str, samples: list[float], target: float | None = None) -> None:
         text += f"   target p95 ≤ {target:g} ms  ratio {p95 / target:4.2f}  "
         text += "OK" if p95 <= target else "OVER"
     print(text, flush=True)
+
+
+def _fused_by(fusion: object, search: object) -> object:
+    """``search()`` with hybrid search fusing by ``fusion`` instead of its own."""
+    from apps.indexing.search import _engine
+
+    kept = _engine.FUSION
+    _engine.FUSION = fusion  # type: ignore[assignment]
+    try:
+        return search()  # type: ignore[operator]
+    finally:
+        _engine.FUSION = kept
 
 
 def recall_at_10(user: object, vectors: list[np.ndarray], kind: str) -> float:
@@ -164,7 +192,7 @@ def main() -> None:
     from apps.accounts.models import User
     from apps.indexing.embeddings import get_embedding_provider
     from apps.indexing.models import Chunk, PostingPack, PostingPackState
-    from apps.indexing.search import hybrid_search, text_search, vector_search
+    from apps.indexing.search import _engine, hybrid_search, text_search, vector_search
     from apps.indexing.services.postings import postings_pack, postings_pack_due
 
     load_s, first_query_s = model_load_seconds()
@@ -248,6 +276,29 @@ def main() -> None:
             timed_ms(lambda q: hybrid_search(user=big, query=q, k=10), dated),
             P95_TARGET_MS,
         )
+    # Issue 31: a question asking for several things reads its lists deeper
+    # (``several_depth``), and every search diversifies its first hits (``diversity``);
+    # their cost is measured against the same search without them, query by query.
+    several = [f"Which are all the {query}" for query in queries]
+    for query in several[:20]:
+        hybrid_search(user=big, query=query, k=10)
+    line(
+        "hybrid search, asking for several, embedding incl. (100k)",
+        timed_ms(lambda q: hybrid_search(user=big, query=q, k=10), several),
+        P95_TARGET_MS,
+    )
+    plain = replace(_engine.FUSION, diversity=0.0, several_depth=0)
+    for label, asked in (
+        ("", pairs),
+        (", asking for several", list(zip(several, vectors, strict=True))),
+    ):
+        with_them, without = paired_ms(
+            hybrid(big),
+            lambda pair: _fused_by(plain, lambda: hybrid(big)(pair)),
+            asked,  # type: ignore[arg-type]
+        )
+        line(f"  the same, with diversity and depth{label}", with_them)
+        line(f"  the same, without (vector given){label}", without)
     line(
         "vector search alone (100k user)",
         timed_ms(lambda pair: vector_search(user=big, vector=pair[1], k=10), pairs),

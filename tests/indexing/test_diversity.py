@@ -8,7 +8,7 @@ import pytest
 
 from apps.indexing.search._aggregation import asks_for_several, fusion_for
 from apps.indexing.search._diversity import cosines, diversified
-from apps.indexing.search._fusion import FUSION, Fusion
+from apps.indexing.search._fusion import Fusion
 from apps.indexing.search._queries import Candidate
 
 
@@ -53,7 +53,6 @@ def test_only_a_question_asking_for_several_things_reads_deeper() -> None:
     assert fusion_for("Which cities has he visited?", fusion).min_depth == 100
     assert fusion_for("What is my rent?", fusion) == fusion
     assert fusion_for("Which cities has he visited?", Fusion(1.0, 0.5, 0.5)).min_depth == 30
-    assert FUSION.several_depth >= FUSION.min_depth
 
 
 def unit(*values: float) -> np.ndarray:
@@ -71,7 +70,11 @@ VECTORS = {
 SCORED = [(1, 1.0), (2, 0.97), (3, 0.9), (4, 0.85)]
 
 
-def order(weight: float, vectors: dict[tuple[str, object], np.ndarray] = VECTORS) -> list[int]:
+def order(
+    weight: float,
+    vectors: dict[tuple[str, object], np.ndarray] = VECTORS,
+    limit: int | None = None,
+) -> list[int]:
     return [
         pk
         for pk, _ in diversified(
@@ -80,6 +83,7 @@ def order(weight: float, vectors: dict[tuple[str, object], np.ndarray] = VECTORS
             score=lambda item: item[1],
             vectors=vectors,
             weight=weight,
+            limit=limit,
         )
     ]
 
@@ -88,6 +92,11 @@ def test_a_near_copy_gives_way_to_hits_that_say_something_else() -> None:
     assert order(0.0) == [1, 2, 3, 4]
     assert order(0.2)[0] == 1
     assert order(0.2)[-1] == 2
+
+
+def test_only_the_first_are_chosen_for_what_they_add_when_a_limit_is_given() -> None:
+    assert order(0.2, limit=1) == [1, 2, 3, 4]
+    assert order(0.2, limit=2)[:2] == order(0.2)[:2]
 
 
 def test_the_best_hit_stays_first_and_a_hit_without_a_vector_is_like_none() -> None:

@@ -84,13 +84,16 @@ def diversified(
     score: Callable[[T], float],
     vectors: Mapping[Key, np.ndarray],
     weight: float,
+    limit: int | None = None,
 ) -> list[T]:
     """``items`` (best first) in the order of maximal marginal relevance: each next one
     the best by ``(1 − weight) × relevance − weight × its greatest cosine similarity to
     those placed before it``, relevance being the item's ``score`` over the best one's. An
-    item without a vector is like none of the others. ``weight`` 0 keeps the order."""
+    item without a vector is like none of the others. ``weight`` 0 keeps the order. Only
+    the first ``limit`` are chosen so; the others follow in their order."""
     if weight <= 0 or len(items) < 2:
         return list(items)
+    limit = len(items) if limit is None else max(0, min(limit, len(items)))
     scores = np.array([score(item) for item in items], dtype=np.float64)
     best = float(scores.max())
     relevance = scores / best if best > 0 else np.zeros(len(items))
@@ -102,11 +105,12 @@ def diversified(
     closest = np.full(len(items), -np.inf)  # to any placed item; none placed yet
     left = np.ones(len(items), dtype=bool)
     order: list[int] = []
-    for _ in range(len(items)):
+    for _ in range(limit):
         penalty = np.where(np.isfinite(closest), closest, 0.0)
         value = np.where(left, (1 - weight) * relevance - weight * penalty, -np.inf)
         chosen = int(np.argmax(value))  # the first of equals: the earlier in ``items``
         order.append(chosen)
         left[chosen] = False
         closest = np.maximum(closest, likeness[chosen])
+    order += [index for index in range(len(items)) if left[index]]
     return [items[index] for index in order]

@@ -116,14 +116,23 @@ def hybrid_search(
         pool = max(wanted, POOL) if fusion.diversity else wanted
         fused = rankings.fused(fusion)[:pool]
         vectors = vectors_of([c for c, _ in fused]) if fusion.diversity else None
+        if not evidence_only and vectors is not None:
+            # Every hit is returned: re-ordered first, so only the wanted rows are read.
+            fused = diversified(
+                fused,
+                key=lambda pair: (pair[0].kind, pair[0].id),
+                score=lambda pair: pair[1],
+                vectors=vectors,
+                weight=fusion.diversity,
+                limit=wanted,
+            )[:wanted]
         similar = [*rankings.vector, *rankings.period]
         hits = _hits(fused, [*similar, *_similarities(fused, rankings, vectors)], rankings.text())
         if not evidence_only:
-            hits = _diversified(hits, vectors, fusion)[:wanted]
             break
         # Diversified after the evidence rule: an answer of Cairn's quoting a turn would
         # otherwise push the turn itself down, and then be left out.
-        kept = _diversified([hit for hit in hits if hit.evidence], vectors, fusion)
+        kept = _diverse_hits([hit for hit in hits if hit.evidence], vectors, fusion, _clamp(k))
         # Cairn's own answers filled the deeper list (a long chat about one thing): read
         # deeper again rather than answer with fewer than ``k`` while more are there.
         if len(kept) >= _clamp(k) or len(fused) < wanted or wanted >= EVIDENCE_MAX_READ:
@@ -186,8 +195,8 @@ def _similarities(
     return similarities(missing, rankings.query_vector)
 
 
-def _diversified(
-    hits: list[SearchHit], vectors: Mapping[Key, np.ndarray] | None, fusion: Fusion
+def _diverse_hits(
+    hits: list[SearchHit], vectors: Mapping[Key, np.ndarray] | None, fusion: Fusion, limit: int
 ) -> list[SearchHit]:
     if vectors is None:
         return hits
@@ -197,6 +206,7 @@ def _diversified(
         score=lambda hit: hit.score,
         vectors=vectors,
         weight=fusion.diversity,
+        limit=limit,
     )
 
 
