@@ -42,18 +42,22 @@ def vectors_of(candidates: Sequence[Candidate]) -> dict[Key, np.ndarray]:
     ``(kind, id)``, in one statement; a row without one is left out. Read in pgvector's
     binary form (``vector_send``: two 16-bit words, then big-endian 32-bit floats), which
     costs nothing to parse."""
-    chunk_ids = [c.id for c in candidates if c.kind == "chunk"]
-    claim_ids = [str(c.id) for c in candidates if c.kind == "claim"]
-    if not chunk_ids and not claim_ids:
+    parts, params = [], []
+    for kind, table, cast in (
+        ("chunk", Chunk._meta.db_table, "bigint"),
+        ("claim", Claim._meta.db_table, "uuid"),
+    ):
+        ids = [str(c.id) for c in candidates if c.kind == kind]
+        if ids:
+            parts.append(
+                f"SELECT %s, id::text, vector_send(embedding) FROM {table} "  # noqa: S608 - tables from the models, values as parameters
+                f"WHERE id = ANY(%s::{cast}[]) AND embedding IS NOT NULL"
+            )
+            params += [kind, ids]
+    if not parts:
         return {}
-    sql = (
-        f"SELECT 'chunk', id::text, vector_send(embedding) FROM {Chunk._meta.db_table} "  # noqa: S608 - tables from the models, values as parameters
-        "WHERE id = ANY(%s::bigint[]) AND embedding IS NOT NULL "
-        f"UNION ALL SELECT 'claim', id::text, vector_send(embedding) FROM {Claim._meta.db_table} "
-        "WHERE id = ANY(%s::uuid[]) AND embedding IS NOT NULL"
-    )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [chunk_ids, claim_ids])
+        cursor.execute(" UNION ALL ".join(parts), params)
         rows = cursor.fetchall()
     vectors: dict[Key, np.ndarray] = {}
     for kind, pk, binary in rows:
