@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from django.db import connection
@@ -42,7 +42,8 @@ def vectors_of(candidates: Sequence[Candidate]) -> dict[Key, np.ndarray]:
     ``(kind, id)``, in one statement; a row without one is left out. Read in pgvector's
     binary form (``vector_send``: two 16-bit words, then big-endian 32-bit floats), which
     costs nothing to parse."""
-    parts, params = [], []
+    parts: list[str] = []
+    params: list[Any] = []
     for kind, table, cast in (
         ("chunk", Chunk._meta.db_table, "bigint"),
         ("claim", Claim._meta.db_table, "uuid"),
