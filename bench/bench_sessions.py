@@ -21,7 +21,7 @@ wins). The session vectors and texts are computed here, in memory, from the impo
 
 Measured on the corpus of issue 31 (2,492 turns, 117 sessions): the tuning half would
 choose the ten best sessions by BM25 at weight 0.5 (mean of recall@5 and @10 0.711 against
-0.694), which on the test half loses 5.6 / 2.8 points on the multi-session questions and 5.6
+0.694), which on the test half loses 5.6 / 2.8 points on the multi-session questions and 5.5
 / 0 on the inferential ones for +0.8 at recall@10 overall; the best variant on the test
 half, the prior at 0.5, gains 2.0 at recall@10 (mostly in-thread questions) and nothing on
 either new family, and the tuning half cannot tell it from the shipped search (+0.8). The
