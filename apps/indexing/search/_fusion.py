@@ -161,7 +161,7 @@ def _rank_scores(
 #
 # Issue 31 added two steps after the weights. The first 30 hits are re-ordered so that a
 # hit much like one above it gives way (``diversity``): on the test half recall@5 / @10
-# +1.7 / +3.1 points, inferential questions +5.6 / +5.6, multi-session ±0; with it the
+# +1.7 / +3.1 points, inferential questions +5.5 / +5.6, multi-session ±0; with it the
 # windows' BM25 weighs 0.5 rather than 0.75. A question asking for several things may read
 # its lists deeper (``several_depth``): the tuning half could not tell 60 or 100 from 30
 # (the same recall), so the cheaper is kept; on the test half 100 would have added 4.6
