@@ -1,8 +1,9 @@
 """Issues 8, 19 and 31: retrieval quality of chat memory — Cairn's search beside reference
 retrievers, in one run.
 
-Imports the corpus in ``bench/quality/corpus.json`` (24 multi-session conversations, 400+
-questions tagged with the turns that answer them, in the families ``model.CATEGORIES``)
+Imports the corpus in ``bench/quality/corpus.json`` (24 multi-session conversations of a
+user with the assistant and 4 transcripts of two friends, 450+ questions tagged with the
+turns that answer them, in the families ``model.CATEGORIES``)
 through the transcript API as a fresh user and lets every message be indexed. Then each
 question is asked of
 
@@ -18,7 +19,8 @@ chosen on the tuning half (grid search over Cairn's own rankings, fused as
 ``hybrid_search`` fuses them) and every figure is reported on the test half. The
 target (issue 19): on the test half the hybrid beats each single reference by at least 5
 points at recall@5 and @10, and is no worse than the references' fusion; issue 31 asks
-the same on each of its two families (``model.NEW_FAMILIES``), printed apart.
+the same on each of its two families (``model.NEW_FAMILIES``), printed apart, and their
+questions about the friends' transcripts (the variant ``speakers``) are printed apart again.
 
 Run: .venv/bin/python bench/bench_quality.py [--reuse] [--keep] [--strict] [--examples 4]
      (``make bench-quality``). ``--reuse`` keeps the imported user between runs and skips
@@ -44,6 +46,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
+from bench.quality.friends import SPEAKERS  # noqa: E402
 from bench.quality.model import (  # noqa: E402
     CATEGORIES,
     NEW_FAMILIES,
@@ -401,6 +404,18 @@ def report_new_families(test: list[Outcome]) -> bool:
     return met
 
 
+def report_variant(test: list[Outcome], corpus: Corpus, variant: str) -> None:
+    """The new families' questions of one variant (``speakers``: about the friends of the
+    transcripts, answered by their own turns) on the test half."""
+    told = {q.id for q in corpus.questions if q.variant == variant}
+    members = [o for o in test if o.question_id in told]
+    if not members:
+        return
+    print(f"\nThe same families, only the questions told by {variant} (test half):")
+    for line in table(members, METHODS, NEW_FAMILIES, LABELS):
+        print(line)
+
+
 def report_losses(
     corpus: Corpus, test: list[Outcome], texts: dict[str, str], examples: int
 ) -> None:
@@ -557,6 +572,7 @@ def main() -> None:
     met = report_targets(test)
     print("Hybrid meets every target: " + ("YES" if met else "NO"))
     report_new_families(test)
+    report_variant(test, corpus, SPEAKERS)
     print(
         f"Diagnostic, recall@{K} on the test half if a neighbouring turn counts as found: "
         + ", ".join(f"{m} {mean_recall(test, m, K, near=True):.3f}" for m in CAIRN)
