@@ -191,6 +191,9 @@ DEPTH_GRID = (30,)
 # The weight of the turns said in the period a question names ("in May 2024"): only such
 # questions have that list, so it cannot move the others.
 PERIOD_GRID = (0.0, 0.5, 1.0, 2.0, 3.0)
+# The weight of the passages about the people and things a question names (``entities``):
+# only questions naming someone the user wrote of have that list.
+ABOUT_GRID = (0.0, 1.0, 2.0, 3.0, 4.0, 6.0)
 
 
 class References:
@@ -333,9 +336,9 @@ def choose_fusion(
     tried = []
     # Rank fusion at each k; score fusion has no k (it keeps the default, unused).
     methods = [("rrf", rrf_k) for rrf_k in RRF_K_GRID] + [("scores", 60)]
-    grid = itertools.product(TURN_GRID, GRID, methods, DEPTH_GRID, PERIOD_GRID)
-    for turns, around, (method, rrf_k), depth, period in grid:
-        fusion = Fusion(1.0, turns, around, rrf_k, depth, period, method)
+    grid = itertools.product(TURN_GRID, GRID, methods, DEPTH_GRID, PERIOD_GRID, ABOUT_GRID)
+    for turns, around, (method, rrf_k), depth, period, about in grid:
+        fusion = Fusion(1.0, turns, around, rrf_k, depth, period, method, about)
         score = 0.0
         for outcome in tuning:
             ranked = fused_messages(rankings[outcome.question_id], fusion, messages)
@@ -350,12 +353,13 @@ def choose_fusion(
             abs(pair[1].turns - 1)
             + abs(pair[1].windows - 1)
             + abs(pair[1].period - 1)
+            + abs(pair[1].about - 1)
             + (abs(pair[1].rrf_k - 60) / 100 if pair[1].method == "rrf" else 0),
         ),
     )
     tried.sort(key=lambda pair: -pair[0])
     print("Tuning half, mean of recall@5 and @10 by fusion (best five, and equal weights):")
-    equal = Fusion(1.0, 1.0, 1.0, period=1.0)
+    equal = Fusion(1.0, 1.0, 1.0, period=1.0, about=1.0)
     for score, fusion in [*tried[:5], *[t for t in tried if t[1] == equal]]:
         print(f"  {score:.3f}  {fusion}")
     return chosen[1], chosen[0]

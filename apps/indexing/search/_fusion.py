@@ -21,13 +21,15 @@ RRF_K = 60
 class Rankings:
     """The lists a hybrid search fuses, each best first and ``depth`` deep. ``period`` is
     the chat turns said in the stretch of time the query names (``periods``), nearest
-    first; empty when it names none."""
+    first; empty when it names none. ``about`` is the passages about the people and things
+    it names (``entities``), nearest first; empty when it names none the user wrote of."""
 
     vector: list[Candidate]
     turns: list[Candidate]
     windows: list[Candidate]
     query_vector: Vector | None = None
     period: list[Candidate] = field(default_factory=list)
+    about: list[Candidate] = field(default_factory=list)
 
     def fused(self, fusion: Fusion, depth: int | None = None) -> list[tuple[Candidate, float]]:
         """Fused by ``fusion``, each list cut to ``depth`` when given."""
@@ -36,6 +38,7 @@ class Rankings:
             (self.turns[:depth], fusion.turns),
             (self.windows[:depth], fusion.windows),
             (self.period[:depth], fusion.period),
+            (self.about[:depth], fusion.about),
         )
         if fusion.method == "scores":
             return fuse_scores(*weighted, head=fusion.min_depth, k=fusion.rrf_k)
@@ -61,6 +64,7 @@ class Fusion:
     min_depth: int = 30
     period: float = 0.0
     method: Literal["rrf", "scores"] = "rrf"
+    about: float = 0.0
 
     def __post_init__(self) -> None:
         if self.method not in ("rrf", "scores"):
@@ -151,4 +155,6 @@ def _rank_scores(
 # weigh most of all, for the questions that name one. Scores rather than ranks: a
 # question whose words match one turn far better than the rest is answered by that turn
 # even when the vectors, close to many, rank it low.
-FUSION = Fusion(vector=1.0, turns=0.25, windows=0.75, min_depth=30, period=2.0, method="scores")
+FUSION = Fusion(
+    vector=1.0, turns=0.25, windows=0.75, min_depth=30, period=2.0, method="scores", about=4.0
+)

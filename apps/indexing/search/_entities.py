@@ -1,0 +1,117 @@
+"""Entity-centred retrieval (issue 31): the passages about the people, places and things a
+question names, nearest to the question first — a ranking hybrid search fuses with the
+others (``Fusion.about``).
+
+"What activities does Ilse do with her kids?" is about Ilse: the turns that name her,
+the turns she said herself (a transcript's "Ilse: I took the twins …"), and the turns
+that call her what the user calls her once they have said who is who ("my old
+flatmate took the twins rock pooling"). Among them the nearest to the question are the
+answer's parts, told months apart in words the question does not use; among all of the
+user's turns, the vectors and the words rank many others first.
+
+Among the passages about Ilse, the question is compared without her name ("What
+activities does do with her kids?"): every one of them is about her, and her name in the
+question would only favour the passages that spell it out over those that call her "my
+old flatmate" or are said by her (on the quality corpus the name-free question found
+twice the answer's parts among them: bench/bench_quality.py).
+
+The names come from the mention index (``Mention``, written with each chunk by
+``indexing.mentions``' rules): a capitalised word of the question counts when the user has
+written it where ordinary words are not capitalised, or someone by that name speaks
+(``SPEAKER``, ``NAMED`` or ``ALIAS`` rows), so neither "Tell" nor "Would" opening a
+question is taken for a name; no language model reads the question. Everything is the
+requesting user's, within the search's scope: aliases said in a turn that is forgotten,
+archived or outside the project count for nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from django.db import connection
+
+from ..embeddings import get_embedding_provider
+from ..mentions import ALIAS, INITIAL, NAME_WORD, NAMED, RELATION, SPEAKER, key_of, query_keys
+from ..models import Mention
+from ._queries import (
+    Candidate,
+    Scope,
+    compile_scopes,
+    nearest,
+    search_session,
+    subset_plan,
+    user_chunks,
+)
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+    from apps.projects.models import Project
+
+# A word of the question is someone's name if the user has written it so at least once.
+NAMING_ROLES = (SPEAKER, NAMED, ALIAS)
+# The passages about a person: said by them, naming them (also only at a sentence's
+# start), or calling them by a relation the user has said is them.
+ABOUT_ROLES = (SPEAKER, NAMED, INITIAL, RELATION)
+
+
+def names_asked(query: str) -> list[str]:
+    """The keys the question could name someone by (before the index says whether it
+    does); empty for most questions, which then cost nothing here."""
+    return query_keys(query)
+
+
+def about_ranking(
+    *,
+    keys: Sequence[str],
+    user: User,
+    project: Project | None,
+    kinds: Sequence[str],
+    exclude_message_ids: Sequence[uuid.UUID | str],
+    query: str,
+    depth: int,
+) -> list[Candidate]:
+    """The ``depth`` passages about what ``query`` names by ``keys`` (``names_asked``),
+    nearest to the query without those names first; empty when none of them names anyone
+    the user wrote of."""
+    chunks = user_chunks(
+        user=user, project=project, kinds=kinds, exclude_message_ids=exclude_message_ids
+    )
+    [scope] = compile_scopes(chunks, None)
+    with search_session(["chunk"]):
+        wanted = _known(user.pk, keys, scope)
+        if not wanted:
+            return []
+        mentions = Mention.objects.filter(user_id=user.pk, key__in=wanted, role__in=ABOUT_ROLES)
+        [about] = compile_scopes(chunks.filter(id__in=mentions.values("chunk_id")), None)
+        # role alone is selected so that the (user, key, role) index answers the count.
+        plan = subset_plan(about, mentions.order_by().values("role"))
+        names = [key for key in wanted if "|" not in key]  # not the relations
+        vector = get_embedding_provider().embed_query(without_names(query, names))
+        return nearest([about], vector, depth, plan)
+
+
+def without_names(query: str, names: Sequence[str]) -> str:
+    """``query`` without the words of ``names`` (keys, as ``key_of`` makes them), or the
+    query itself if nothing else is left."""
+    words = {word for name in names for word in name.split()}
+    left = NAME_WORD.sub(lambda w: "" if key_of(w.group()) in words else w.group(), query)
+    return " ".join(left.split()) if NAME_WORD.search(left) else query
+
+
+def _known(user_id: int, keys: Sequence[str], scope: Scope) -> list[str]:
+    """Of ``keys``, those the user has named someone or something by, and the relations
+    the user has said stand for them ("|old flatmate"), in turns within ``scope``."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "WITH named AS (SELECT a.key FROM unnest(%s::text[]) AS a(key) "  # noqa: S608 - the scope from code, values as parameters
+            "  WHERE EXISTS (SELECT 1 FROM indexing_mention AS m "
+            "    WHERE m.user_id = %s AND m.key = a.key AND m.role = ANY(%s))) "
+            "SELECT key FROM named "
+            "UNION SELECT m.alias FROM indexing_mention AS m JOIN named AS n ON m.key = n.key "
+            "  WHERE m.user_id = %s AND m.role = %s "
+            f"  AND m.chunk_id IN (SELECT s.id FROM ({scope.sql}) AS s)",
+            [list(keys), user_id, list(NAMING_ROLES), user_id, ALIAS, *scope.params],
+        )
+        return [row[0] for row in cursor.fetchall()]
