@@ -202,9 +202,20 @@ def relations_in(text: str) -> list[tuple[str, int, int]]:
 def query_keys(query: str) -> list[str]:
     """The keys a question could name someone by: its capitalised words and runs that
     are not everyday words (whether the user ever named anyone so is for the index to
-    say)."""
+    say). A lone word opening a sentence and followed by an everyday word is left out:
+    there a capital says nothing, and such a word is nearly always a verb ("Tell me …",
+    "Return the …"); "Lisbon trip budget", "Ilse's kids?" and "Melanie?" keep theirs."""
     keys: list[str] = []
-    for _, run in _capitalised_runs(query):
+    for start, run in _capitalised_runs(query):
+        following = NAME_WORD.search(query, start + len(run))
+        if (
+            _sentence_start(query, start)
+            and " " not in run
+            and not _POSSESSIVE.search(run)
+            and following is not None
+            and following.group().casefold() in STOP_WORDS
+        ):
+            continue
         keys += [key for key in name_keys(run) if key not in keys]
     return keys
 

@@ -87,6 +87,11 @@ def test_a_question_offers_its_capitalised_words_as_names() -> None:
     ]
     assert query_keys("what does ilse do with her kids") == []
     assert query_keys("Which places has he travelled to?") == []
+    # A sentence's first word is a verb more often than a name, unless it reads as one.
+    assert query_keys("Tell me about the leak") == []
+    assert query_keys("Return the number of items in Python") == ["python"]
+    assert query_keys("Lisbon trip budget") == ["lisbon"]
+    assert query_keys("Ilse's kids?") == ["ilse"]
 
 
 def test_the_model_reads_a_transcript_turn_without_its_heading() -> None:

@@ -30,6 +30,7 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.db import connection
 
 from ..embeddings import get_embedding_provider
@@ -80,16 +81,14 @@ def about_ranking(
     )
     [scope] = compile_scopes(chunks, None)
     with search_session(["chunk"]):
-        wanted = _known(user.pk, keys, scope)
+        wanted, rows = _known(user.pk, keys, scope)
         if not wanted:
             return []
         mentions = Mention.objects.filter(user_id=user.pk, key__in=wanted, role__in=ABOUT_ROLES)
         [about] = compile_scopes(chunks.filter(id__in=mentions.values("chunk_id")), None)
-        # role alone is selected so that the (user, key, role) index answers the count.
-        plan = subset_plan(about, mentions.order_by().values("role"))
         names = [key for key in wanted if "|" not in key]  # not the relations
         vector = get_embedding_provider().embed_query(without_names(query, names))
-        return nearest([about], vector, depth, plan)
+        return nearest([about], vector, depth, subset_plan(about.kind, rows))
 
 
 def without_names(query: str, names: Sequence[str]) -> str:
@@ -100,18 +99,29 @@ def without_names(query: str, names: Sequence[str]) -> str:
     return " ".join(left.split()) if NAME_WORD.search(left) else query
 
 
-def _known(user_id: int, keys: Sequence[str], scope: Scope) -> list[str]:
+def _known(user_id: int, keys: Sequence[str], scope: Scope) -> tuple[list[str], int]:
     """Of ``keys``, those the user has named someone or something by, and the relations
-    the user has said stand for them ("|old flatmate"), in turns within ``scope``."""
+    the user has said stand for them ("|old flatmate") in turns within ``scope``; and how
+    many passages mention them (at most, and counted no further than the threshold of
+    ``subset_plan``), in the same round trip."""
+    cap = int(settings.CAIRN_SEARCH_EXACT_ROWS_SMALL)
     with connection.cursor() as cursor:
         cursor.execute(
             "WITH named AS (SELECT a.key FROM unnest(%s::text[]) AS a(key) "  # noqa: S608 - the scope from code, values as parameters
             "  WHERE EXISTS (SELECT 1 FROM indexing_mention AS m "
-            "    WHERE m.user_id = %s AND m.key = a.key AND m.role = ANY(%s))) "
-            "SELECT key FROM named "
-            "UNION SELECT m.alias FROM indexing_mention AS m JOIN named AS n ON m.key = n.key "
+            "    WHERE m.user_id = %s AND m.key = a.key AND m.role = ANY(%s))), "
+            "wanted AS (SELECT key FROM named "
+            "  UNION SELECT m.alias FROM indexing_mention AS m JOIN named AS n ON m.key = n.key "
             "  WHERE m.user_id = %s AND m.role = %s "
-            f"  AND m.chunk_id IN (SELECT s.id FROM ({scope.sql}) AS s)",
-            [list(keys), user_id, list(NAMING_ROLES), user_id, ALIAS, *scope.params],
-        )
-        return [row[0] for row in cursor.fetchall()]
+            f"  AND m.chunk_id IN (SELECT s.id FROM ({scope.sql}) AS s)) "
+            "SELECT (SELECT coalesce(array_agg(key), '{}') FROM wanted), "
+            "(SELECT count(*) FROM (SELECT 1 FROM indexing_mention AS m "
+            "  WHERE m.user_id = %s AND m.key IN (SELECT key FROM wanted) AND m.role = ANY(%s) "
+            "  LIMIT %s) AS rows)",
+            [
+                list(keys), user_id, list(NAMING_ROLES), user_id, ALIAS, *scope.params,
+                user_id, list(ABOUT_ROLES), cap + 1,
+            ],
+        )  # fmt: skip
+        wanted, rows = cursor.fetchone()
+    return list(wanted), int(rows)

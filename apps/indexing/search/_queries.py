@@ -250,35 +250,33 @@ def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorP
 def period_plan(scope: Scope, said_then: QuerySet[Chunk]) -> VectorPlan:
     """How the rows of a stretch of time (``scope``) are searched (``subset_plan``).
 
-    ``said_then`` is the user's chunks of the period (dates only): counted from the
+    ``said_then`` is the user's chunks of the period (dates only): counted first from the
     (user, said_at) index alone, without reading a row (a year of a long history: a
-    millisecond instead of six, bench/bench_search.py)."""
-    # said_at alone is selected so that the index answers without reading the rows.
-    return subset_plan(scope, said_then.order_by().values("said_at"))
-
-
-def subset_plan(scope: Scope, bound: QuerySet[Any]) -> VectorPlan:
-    """How a few of an account's rows (``scope``: a stretch of time, the turns about a
-    person) are searched, as a small account's are (``vector_plan``): every one compared
-    when there are at most ``CAIRN_SEARCH_EXACT_ROWS_SMALL`` (an HNSW scan filtered to a
-    week of a long history would pass over thousands of other rows to find them), else
-    the HNSW index with the longer candidate list. Counting stops past the threshold.
-
-    ``bound`` has at least as many rows as the scope and is cheaper to count (an index's
-    entries): at most the threshold settles it. Only a larger bound has the scope itself
-    counted (a project's, and without archived or excluded turns)."""
+    millisecond instead of six, bench/bench_search.py), it bounds the scope's rows from
+    above, and at most the threshold settles it. Only a larger period has the scope
+    itself counted (a project's, and without archived or excluded turns)."""
     cap = int(settings.CAIRN_SEARCH_EXACT_ROWS_SMALL)
-    count = bound[: cap + 1].count()
-    if count > cap:
+    # said_at alone is selected so that the index answers without reading the rows.
+    bound = said_then.order_by().values("said_at")[: cap + 1].count()
+    if bound > cap:
         with connection.cursor() as cursor:
             cursor.execute(
                 f"SELECT count(*) FROM ({scope.sql} LIMIT %s) AS rows",  # noqa: S608 - scopes and tables from code, values as parameters
                 [*scope.params, cap + 1],
             )
-            (count,) = cursor.fetchone()
-    if count <= cap:
-        return VectorPlan(exact=(scope.kind,))
-    return VectorPlan(ef_search=((scope.kind, int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)),))
+            (bound,) = cursor.fetchone()
+    return subset_plan(scope.kind, bound)
+
+
+def subset_plan(kind: str, rows: int) -> VectorPlan:
+    """How a few of an account's rows (a stretch of time, the passages about a person),
+    at most ``rows`` of them, are searched, as a small account's are (``vector_plan``):
+    every one compared when there are at most ``CAIRN_SEARCH_EXACT_ROWS_SMALL`` (an HNSW
+    scan filtered to a week of a long history would pass over thousands of other rows to
+    find them), else the HNSW index with the longer candidate list."""
+    if rows <= int(settings.CAIRN_SEARCH_EXACT_ROWS_SMALL):
+        return VectorPlan(exact=(kind,))
+    return VectorPlan(ef_search=((kind, int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)),))
 
 
 def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:
