@@ -121,6 +121,13 @@ def unheaded(text: str) -> str:
     return text[head.end(1) + 1 :].lstrip()
 
 
+def as_read(text: str, *, opens_turn: bool) -> str:
+    """What the embedding model reads of a passage: a chat turn's first passage
+    (``opens_turn``) ``unheaded``, anything else as it is. Indexing and re-embedding
+    both read passages so."""
+    return unheaded(text) if opens_turn else text
+
+
 def mentions_in(text: str, *, speaker: str | None = None) -> list[Mention]:
     """The distinct keys of a passage. ``speaker``: who said it (a turn's ``speaker_of``
     its whole text, which a later passage of a long turn no longer starts with); the

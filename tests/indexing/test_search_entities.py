@@ -16,6 +16,7 @@ from apps.indexing.models import Chunk, Mention
 from apps.indexing.search import evidence_search, hybrid_search
 from apps.indexing.search._engine import KINDS, hybrid_rankings
 from apps.indexing.services import message_index, messages_index
+from apps.indexing.services.reembed import embeddings_refresh
 from apps.projects.models import Project
 from apps.projects.services import project_ensure_personal
 from tests.indexing.conftest import Committed, conversation_with
@@ -166,3 +167,23 @@ def test_passages_indexed_before_mentions_get_them_from_reindex(
     call_command("reindex", "--mentions", stdout=None)
 
     assert about(user, QUESTION)[0] == ROCK_POOLING
+
+
+def test_the_model_reads_a_transcript_turn_without_its_speaker(
+    user: User, project: Project, real_provider: object
+) -> None:
+    """Who speaks is the turn's speaker mention and stays in its words; the vector holds
+    what was said, so that "Melanie: Thanks!" is not near every question about Melanie."""
+    [turn] = told(user, project, ["Melanie: Thanks, Caroline!"])
+
+    chunk = Chunk.objects.get(message=turn)
+
+    assert chunk.text == "Melanie: Thanks, Caroline!"
+    [expected] = real_provider.embed_documents(["Thanks, Caroline!"])  # type: ignore[attr-defined]
+    assert float(expected @ chunk.embedding) > 0.999
+    assert Mention.objects.filter(chunk=chunk, key="melanie", role="speaker").exists()
+    # Embedded again after a model change, it is read the same way.
+    Chunk.objects.filter(pk=chunk.pk).update(embedding_model="old-model")
+    embeddings_refresh(provider=real_provider)  # type: ignore[arg-type]
+    chunk.refresh_from_db()
+    assert float(expected @ chunk.embedding) > 0.999

@@ -10,7 +10,7 @@ from django.db import transaction
 
 from ..chunking import TextChunk, chunk_message_text, message_window_context
 from ..embeddings import EmbeddingProvider, get_embedding_provider
-from ..mentions import speaker_of, unheaded
+from ..mentions import as_read, speaker_of
 from ..models import Chunk
 from ..turns import TurnToIndex, turn_source
 from .mentions import chunk_mentions_write
@@ -48,7 +48,7 @@ def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | 
     # lowered MiniLM's recall (bench/bench_quality.py); the heading is in the window.
     texts = [chunk.text for chunk in chunks]
     context = _context_of(turn)
-    vectors = provider.embed_documents([as_read(c) for c in chunks])  # (0, dims) if no text
+    vectors = provider.embed_documents([_as_read(c) for c in chunks])  # (0, dims) if no text
     with transaction.atomic():
         archived = source.lock(message_id=turn.message_id)
         if archived is None:
@@ -80,10 +80,8 @@ def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | 
     return len(chunks)
 
 
-def as_read(chunk: TextChunk) -> str:
-    """What the embedding model reads of a turn's passage: a transcript's speaker heading
-    is left out (``mentions.unheaded``), the rest as it is."""
-    return unheaded(chunk.text) if chunk.start == 0 else chunk.text
+def _as_read(chunk: TextChunk) -> str:
+    return as_read(chunk.text, opens_turn=chunk.start == 0)
 
 
 def _context_of(turn: TurnToIndex) -> str:
@@ -131,7 +129,7 @@ def messages_index(
         return 0
     provider = provider or get_embedding_provider()
     plans = [(turn, chunk_message_text(turn.text, provider.token_offsets)) for turn in turns]
-    vectors = provider.embed_documents([as_read(chunk) for _, chunks in plans for chunk in chunks])
+    vectors = provider.embed_documents([_as_read(chunk) for _, chunks in plans for chunk in chunks])
     rows: list[Chunk] = []
     with transaction.atomic():
         archived = source.lock_many(message_ids=[turn.message_id for turn in turns])

@@ -13,7 +13,7 @@ from pgvector.django import HnswIndex
 from apps.claims.models import Claim
 
 from ..embeddings import EmbeddingProvider
-from ..mentions import unheaded
+from ..mentions import as_read
 from ..models import Chunk
 from .claims import claims_embed
 
@@ -66,7 +66,10 @@ def embeddings_refresh(
             break
         # As indexing embedded them: a transcript turn without its speaker heading.
         vectors = provider.embed_documents(
-            [unheaded(text) if message and not start else text for _, text, message, start in batch]
+            [
+                as_read(text, opens_turn=message is not None and start == 0)
+                for _, text, message, start in batch
+            ]
         )
         Chunk.objects.bulk_update(
             [
