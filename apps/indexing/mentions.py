@@ -206,25 +206,42 @@ def relations_in(text: str) -> list[tuple[str, int, int]]:
     return found
 
 
-def query_keys(query: str) -> list[str]:
-    """The keys a question could name someone by: its capitalised words and runs that
-    are not everyday words (whether the user ever named anyone so is for the index to
-    say). A lone word opening a sentence and followed by an everyday word is left out:
-    there a capital says nothing, and such a word is nearly always a verb ("Tell me …",
-    "Return the …"); "Lisbon trip budget", "Ilse's kids?" and "Melanie?" keep theirs."""
-    keys: list[str] = []
+@dataclass(frozen=True)
+class AskedNames:
+    """The keys a question could name someone or something by (``query_keys``).
+    ``written``: capitalised where only names are, inside a sentence ("What does Ilse
+    do …"), so the question itself vouches for them; ``opening``: a sentence's first
+    word ("Lisbon trip budget"), where a capital says nothing, a name only if the user
+    has written it as one somewhere."""
+
+    written: tuple[str, ...] = ()
+    opening: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.written or self.opening)
+
+
+def query_keys(query: str) -> AskedNames:
+    """The capitalised words and runs of a question that are not everyday words
+    (whether the user ever named anyone so is for the index to say). A lone word opening
+    a sentence and followed by an everyday word is left out: such a word is nearly always
+    a verb ("Tell me …", "Return the …"); "Lisbon trip budget", "Ilse's kids?" and
+    "Melanie?" keep theirs."""
+    written: list[str] = []
+    opening: list[str] = []
     for start, run in _capitalised_runs(query):
+        keys = name_keys(run)
+        if not _sentence_start(query, start) or " " in run:
+            written += [key for key in keys if key not in written]
+            continue
         following = NAME_WORD.search(query, start + len(run))
         if (
-            _sentence_start(query, start)
-            and " " not in run
-            and not _POSSESSIVE.search(run)
-            and following is not None
-            and following.group().casefold() in STOP_WORDS
+            _POSSESSIVE.search(run)
+            or following is None
+            or following.group().casefold() not in STOP_WORDS
         ):
-            continue
-        keys += [key for key in name_keys(run) if key not in keys]
-    return keys
+            opening += [key for key in keys if key not in opening]
+    return AskedNames(tuple(written), tuple(k for k in opening if k not in written))
 
 
 def _is_relation_noun(word: str) -> bool:

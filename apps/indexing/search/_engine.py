@@ -31,6 +31,7 @@ from django.utils import timezone
 from apps.core.concurrency import run_beside
 
 from ..embeddings import Vector, get_embedding_provider
+from ..mentions import AskedNames
 from ..models import Chunk
 from ._bm25 import Collection
 from ._entities import about_ranking, names_asked
@@ -187,7 +188,7 @@ def hybrid_rankings(
     # compared with the query without the names): started beside the rest at once. A
     # query without a capitalised word costs nothing here.
     dated = [kind for kind in kinds if kind in CHUNK_KINDS]
-    names = names_asked(query) if dated else []
+    names = names_asked(query) if dated else AskedNames()
     about_result = (
         run_beside(
             about_ranking,

@@ -34,7 +34,17 @@ from django.conf import settings
 from django.db import connection
 
 from ..embeddings import get_embedding_provider
-from ..mentions import ALIAS, INITIAL, NAME_WORD, NAMED, RELATION, SPEAKER, key_of, query_keys
+from ..mentions import (
+    ALIAS,
+    INITIAL,
+    NAME_WORD,
+    NAMED,
+    RELATION,
+    SPEAKER,
+    AskedNames,
+    key_of,
+    query_keys,
+)
 from ..models import Mention
 from ._queries import (
     Candidate,
@@ -50,22 +60,24 @@ if TYPE_CHECKING:
     from apps.accounts.models import User
     from apps.projects.models import Project
 
-# A word of the question is someone's name if the user has written it so at least once.
+# A word the question writes as a name (inside a sentence) names whoever the user wrote
+# it of; a question's opening word, only someone the user has written it as a name of.
+WRITTEN_ROLES = (SPEAKER, NAMED, INITIAL, ALIAS)
 NAMING_ROLES = (SPEAKER, NAMED, ALIAS)
 # The passages about a person: said by them, naming them (also only at a sentence's
 # start), or calling them by a relation the user has said is them.
 ABOUT_ROLES = (SPEAKER, NAMED, INITIAL, RELATION)
 
 
-def names_asked(query: str) -> list[str]:
+def names_asked(query: str) -> AskedNames:
     """The keys the question could name someone by (before the index says whether it
-    does); empty for most questions, which then cost nothing here."""
+    does); none for most questions, which then cost nothing here."""
     return query_keys(query)
 
 
 def about_ranking(
     *,
-    keys: Sequence[str],
+    keys: AskedNames,
     user: User,
     project: Project | None,
     kinds: Sequence[str],
@@ -99,17 +111,20 @@ def without_names(query: str, names: Sequence[str]) -> str:
     return " ".join(left.split()) if NAME_WORD.search(left) else query
 
 
-def _known(user_id: int, keys: Sequence[str], scope: Scope) -> tuple[list[str], int]:
-    """Of ``keys``, those the user has named someone or something by, and the relations
+def _known(user_id: int, keys: AskedNames, scope: Scope) -> tuple[list[str], int]:
+    """Of ``keys``, those the user has named someone or something by (``WRITTEN_ROLES``,
+    ``NAMING_ROLES``), and the relations
     the user has said stand for them ("|old flatmate") in turns within ``scope``; and how
     many passages mention them (at most, and counted no further than the threshold of
     ``subset_plan``), in the same round trip."""
     cap = int(settings.CAIRN_SEARCH_EXACT_ROWS_SMALL)
     with connection.cursor() as cursor:
         cursor.execute(
-            "WITH named AS (SELECT a.key FROM unnest(%s::text[]) AS a(key) "  # noqa: S608 - the scope from code, values as parameters
+            "WITH asked AS (SELECT unnest(%s::text[]) AS key, %s::text[] AS roles "  # noqa: S608 - the scope from code, values as parameters
+            "  UNION ALL SELECT unnest(%s::text[]), %s::text[]), "
+            "named AS (SELECT DISTINCT a.key FROM asked AS a "
             "  WHERE EXISTS (SELECT 1 FROM indexing_mention AS m "
-            "    WHERE m.user_id = %s AND m.key = a.key AND m.role = ANY(%s))), "
+            "    WHERE m.user_id = %s AND m.key = a.key AND m.role = ANY(a.roles))), "
             "wanted AS (SELECT key FROM named "
             "  UNION SELECT m.alias FROM indexing_mention AS m JOIN named AS n ON m.key = n.key "
             "  WHERE m.user_id = %s AND m.role = %s "
@@ -119,7 +134,8 @@ def _known(user_id: int, keys: Sequence[str], scope: Scope) -> tuple[list[str], 
             "  WHERE m.user_id = %s AND m.key IN (SELECT key FROM wanted) AND m.role = ANY(%s) "
             "  LIMIT %s) AS rows)",
             [
-                list(keys), user_id, list(NAMING_ROLES), user_id, ALIAS, *scope.params,
+                list(keys.written), list(WRITTEN_ROLES), list(keys.opening), list(NAMING_ROLES),
+                user_id, user_id, ALIAS, *scope.params,
                 user_id, list(ABOUT_ROLES), cap + 1,
             ],
         )  # fmt: skip
