@@ -146,15 +146,17 @@ def _rank_scores(
 
 
 # How the rankings are fused, chosen on the tuning half of the quality corpus (mean of
-# recall@5 and @10: 0.747 for these normalised scores, 0.724 for the best rank fusion,
-# 0.633 for equal weights and k = 60) and reported on its test half
-# (bench/bench_quality.py, which says why lists stay 30 deep). Vectors lead on chat
-# memory there; BM25 of the turn alone and, nearly as much as vectors, of its window add
-# what the words carry that MiniLM misses (a detail told in reply to a question about the
-# topic: the corpus's in-thread questions); the turns said in a period the question names
-# weigh most of all, for the questions that name one. Scores rather than ranks: a
+# recall@5 and @10: 0.743 for these normalised scores, 0.752 the best of all, which the
+# tuning leaves for the weights nearer equal within a point; 0.548 for equal weights and
+# rank fusion with k = 60) and reported on its test half (bench/bench_quality.py, which
+# says why lists stay 30 deep). Vectors lead on chat memory there; BM25 of the turn alone
+# and, as much as vectors, of its window add what the words carry that MiniLM misses (a
+# detail told in reply to a question about the topic: the corpus's in-thread questions);
+# the turns said in a period the question names weigh most of all for the questions that
+# name one, and the passages about whom a question names (``entities``) for those: among
+# them the nearest to the question is most often the answer. Scores rather than ranks: a
 # question whose words match one turn far better than the rest is answered by that turn
 # even when the vectors, close to many, rank it low.
 FUSION = Fusion(
-    vector=1.0, turns=0.25, windows=0.75, min_depth=30, period=2.0, method="scores", about=4.0
+    vector=1.0, turns=0.25, windows=1.0, min_depth=30, period=2.0, method="scores", about=3.0
 )
