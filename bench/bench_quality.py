@@ -1,8 +1,9 @@
 """Issues 8, 19 and 31: retrieval quality of chat memory — Cairn's search beside reference
 retrievers, in one run.
 
-Imports the corpus in ``bench/quality/corpus.json`` (24 multi-session conversations, 400+
-questions tagged with the turns that answer them, in the families ``model.CATEGORIES``)
+Imports the corpus in ``bench/quality/corpus.json`` (24 multi-session conversations of a
+user with the assistant and 4 transcripts of two friends, 450+ questions tagged with the
+turns that answer them, in the families ``model.CATEGORIES``)
 through the transcript API as a fresh user and lets every message be indexed. Then each
 question is asked of
 
@@ -18,7 +19,8 @@ chosen on the tuning half (grid search over Cairn's own rankings, fused as
 ``hybrid_search`` fuses them) and every figure is reported on the test half. The
 target (issue 19): on the test half the hybrid beats each single reference by at least 5
 points at recall@5 and @10, and is no worse than the references' fusion; issue 31 asks
-the same on each of its two families (``model.NEW_FAMILIES``), printed apart.
+the same on each of its two families (``model.NEW_FAMILIES``), printed apart, and their
+questions about the friends' transcripts (the variant ``speakers``) are printed apart again.
 
 Run: .venv/bin/python bench/bench_quality.py [--reuse] [--keep] [--strict] [--examples 4]
      (``make bench-quality``). ``--reuse`` keeps the imported user between runs and skips
@@ -45,6 +47,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
+from bench.quality.friends import SPEAKERS  # noqa: E402
 from bench.quality.model import (  # noqa: E402
     CATEGORIES,
     NEW_FAMILIES,
@@ -197,6 +200,9 @@ PERIOD_GRID = (0.0, 0.5, 1.0, 2.0, 3.0)
 SEVERAL_GRID = (0, 45, 60, 100)
 DIVERSITY_GRID = (0.0, 0.1, 0.2, 0.3, 0.4)
 SECOND_STAGE = 10
+# The weight of the passages about the people and things a question names (``entities``):
+# only questions naming someone the user wrote of have that list.
+ABOUT_GRID = (0.0, 1.0, 2.0, 3.0, 4.0, 6.0)
 
 
 class References:
@@ -380,10 +386,10 @@ def choose_fusion(
 
     # Rank fusion at each k; score fusion has no k (it keeps the default, unused).
     methods = [("rrf", rrf_k) for rrf_k in RRF_K_GRID] + [("scores", 60)]
-    grid = itertools.product(TURN_GRID, GRID, methods, DEPTH_GRID, PERIOD_GRID)
+    grid = itertools.product(TURN_GRID, GRID, methods, DEPTH_GRID, PERIOD_GRID, ABOUT_GRID)
     tried = [
-        scored(Fusion(1.0, turns, around, rrf_k, depth, period, method))
-        for turns, around, (method, rrf_k), depth, period in grid
+        scored(Fusion(1.0, turns, around, rrf_k, depth, period, method, about=about))
+        for turns, around, (method, rrf_k), depth, period, about in grid
     ]
     tried.sort(key=lambda pair: -pair[0])
     for _, weights in tried[:SECOND_STAGE]:
@@ -400,13 +406,14 @@ def choose_fusion(
             abs(pair[1].turns - 1)
             + abs(pair[1].windows - 1)
             + abs(pair[1].period - 1)
+            + abs(pair[1].about - 1)
             + (abs(pair[1].rrf_k - 60) / 100 if pair[1].method == "rrf" else 0)
             + pair[1].diversity,
         ),
     )
     tried.sort(key=lambda pair: -pair[0])
     print("Tuning half, mean of recall@5 and @10 by fusion (best five, and equal weights):")
-    equal = Fusion(1.0, 1.0, 1.0, period=1.0)
+    equal = Fusion(1.0, 1.0, 1.0, period=1.0, about=1.0)
     for score, fusion in [*tried[:5], *[t for t in tried if t[1] == equal]]:
         print(f"  {score:.3f}  {fusion}")
     return chosen[1], chosen[0]
@@ -461,6 +468,18 @@ def report_new_families(test: list[Outcome]) -> bool:
         met &= report_targets(members, indent="    ")
     print("Hybrid meets every target on the new families: " + ("YES" if met else "NO"))
     return met
+
+
+def report_variant(test: list[Outcome], corpus: Corpus, variant: str) -> None:
+    """The new families' questions of one variant (``speakers``: about the friends of the
+    transcripts, answered by their own turns) on the test half."""
+    told = {q.id for q in corpus.questions if q.variant == variant}
+    members = [o for o in test if o.question_id in told]
+    if not members:
+        return
+    print(f"\nThe same families, only the questions told by {variant} (test half):")
+    for line in table(members, METHODS, NEW_FAMILIES, LABELS):
+        print(line)
 
 
 def report_losses(
@@ -620,6 +639,7 @@ def main() -> None:
     met = report_targets(test)
     print("Hybrid meets every target: " + ("YES" if met else "NO"))
     report_new_families(test)
+    report_variant(test, corpus, SPEAKERS)
     print(
         f"Diagnostic, recall@{K} on the test half if a neighbouring turn counts as found: "
         + ", ".join(f"{m} {mean_recall(test, m, K, near=True):.3f}" for m in CAIRN)

@@ -52,6 +52,8 @@ from bench.search_data import (  # noqa: E402
     build_data,
     data_ready,
     ensure_dated_turns,
+    ensure_mentions,
+    named_keys,
     query_texts,
 )
 
@@ -200,6 +202,7 @@ def main() -> None:
     if options.rebuild or not data_ready():
         build_data(provider)
     ensure_dated_turns(USERS[0])
+    ensure_mentions(USERS)
     big = User.objects.get(email=USERS[0])
     small = User.objects.get(email=USERS[5])
     # The worker packs an account's postings once enough of them changed (issue 19):
@@ -299,6 +302,18 @@ def main() -> None:
         )
         line(f"  the same, with diversity and depth{label}", with_them)
         line(f"  the same, without (vector given){label}", without)
+    # A question that names someone the user wrote of adds the passages about them
+    # (issue 31, ``search._entities``): the names range from a few passages to thousands.
+    names = named_keys(USERS[0], 50, random.Random(11))
+    if names:
+        named = [f"{query} {names[n % len(names)]}" for n, query in enumerate(queries)]
+        for query in named[:20]:
+            hybrid_search(user=big, query=query, k=10)
+        line(
+            "hybrid search, a name named, embedding incl. (100k)",
+            timed_ms(lambda q: hybrid_search(user=big, query=q, k=10), named),
+            P95_TARGET_MS,
+        )
     line(
         "vector search alone (100k user)",
         timed_ms(lambda pair: vector_search(user=big, vector=pair[1], k=10), pairs),

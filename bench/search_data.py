@@ -348,3 +348,49 @@ def _build_indexes() -> None:
         postings = ("indexing_chunk_posting", "indexing_claim_posting")
         for table in ("indexing_chunk", "claims_claim", *postings):
             cursor.execute(f"VACUUM ANALYZE {table}")
+
+
+def ensure_mentions(emails: list[str]) -> None:
+    """The names, speakers and relations of every chunk of these users (the mention
+    index, ``indexing.mentions``), once: the rows were loaded with COPY, past the indexing
+    services that write them, and a real account has them."""
+    from apps.indexing.models import Chunk, Mention
+    from apps.indexing.services.mentions import REFRESH_BATCH, mentions_refresh
+
+    for email in emails:
+        chunks = Chunk.objects.filter(user__email=email)
+        if Mention.objects.filter(chunk__in=chunks[:1]).exists() or not chunks.exists():
+            continue
+        started = time.perf_counter()
+        ids = list(chunks.order_by("id").values_list("id", flat=True))
+        written = sum(
+            mentions_refresh(chunk_ids=ids[n : n + REFRESH_BATCH])
+            for n in range(0, len(ids), REFRESH_BATCH)
+        )
+        print(
+            f"  read the names of {email}'s {len(ids):,} chunks: {written:,} mentions "
+            f"({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
+
+
+def named_keys(email: str, count: int, rng: random.Random) -> list[str]:
+    """``count`` names the user wrote of (capitalised as written), of every frequency from
+    a few passages to thousands: what a question naming someone of the account names."""
+    from django.db.models import Count
+
+    from apps.indexing.mentions import NAMED
+    from apps.indexing.models import Mention
+
+    counted = sorted(
+        Mention.objects.filter(chunk__user__email=email, role=NAMED)
+        .exclude(key__contains=" ")
+        .values("key")
+        .annotate(chunks=Count("chunk_id"))
+        .filter(chunks__gte=3)
+        .values_list("key", "chunks"),
+        key=lambda row: (row[1], row[0]),
+    )
+    # Evenly over the ranks by frequency: rare names and common ones alike.
+    step = max(1, len(counted) // count)
+    return [key.capitalize() for key, _ in counted[::step][:count]] if counted else []

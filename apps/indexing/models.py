@@ -164,7 +164,8 @@ class Document(models.Model):
 class Chunk(models.Model):
     """A passage of exactly one document or one chat message.
 
-    ``text`` is what was embedded and full-text indexed. For a document it is
+    ``text`` is what was embedded (but a transcript's speaker heading, ``mentions.unheaded``)
+    and full-text indexed. For a document it is
     ``document_text[start:end]``; for a message it is the passage ``content[start:end]``.
     ``context`` is, for a message, its speaker and date and the turns before and after it
     (``chunking.message_window_context``): ``window_vector`` indexes the passage with
@@ -442,3 +443,39 @@ class PostingStale(models.Model):
 
     def __str__(self) -> str:
         return f"chunk {self.chunk_id} of user {self.user_id} changed since packed"
+
+
+class Mention(models.Model):
+    """A name a chunk holds, who said it, or a relation it names (``mentions``): search
+    gathers the passages about the people a question names by these (``search._entities``).
+    ``role`` is how (``SPEAKER``, ``NAMED``, ``INITIAL``, ``RELATION``, ``ALIAS``); an alias
+    row says that the chunk tells who ``alias`` (a relation, "|old flatmate") is: ``key``.
+
+    Written with its chunk (``services.mentions``) and deleted with it by the database
+    (``ON DELETE CASCADE``, migration 0012): re-indexing, a deleted message, conversation,
+    file or user take their mentions along, and a chunk delete costs Django no query per
+    related table. ``user_id`` is the chunk's, copied as the chunk copies its owner, so
+    that a lookup of one user's names reads one index."""
+
+    id = models.BigAutoField(primary_key=True)
+    chunk = models.ForeignKey(
+        Chunk,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="mentions",
+    )
+    user_id = models.BigIntegerField()
+    key = models.CharField(max_length=130)
+    role = models.CharField(max_length=8)
+    alias = models.CharField(max_length=130, blank=True, default="")
+
+    class Meta:
+        db_table = "indexing_mention"
+        indexes = [
+            models.Index(fields=["user_id", "key", "role"], name="mention_user_key_idx"),
+            models.Index(fields=["chunk"], name="mention_chunk_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role} {self.key!r} in chunk {self.chunk_id}"

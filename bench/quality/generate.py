@@ -4,7 +4,8 @@
 
 Facts, events and preference changes are placed in sessions first (``singles``, ``hops``,
 ``timeline``, ``prefs``, ``threads``, ``lives``); ``layout`` then fills every session with
-small talk up to its length, shuffles, and timestamps the turns.
+small talk up to its length, shuffles, and timestamps the turns. Transcripts of two
+friends (``friends``) come after, conversations and questions of their own.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from .filler import CLOSINGS, GREETINGS, small_talk
+from .friends import add_friends
 from .hops import (
     add_alias_hops,
     add_lent_hops,
@@ -129,12 +131,20 @@ def generate(seed: int = SEED) -> Corpus:
                 superseded=located(ask.superseded),
             )
         )
+    # Laid out last, with a random generator of their own: the turns above, and so their
+    # questions' evidence, are the same with the transcripts as without.
+    transcripts, told = add_friends(world, seed, len(conversations), len(questions) + 1)
+    conversations += transcripts
+    questions += told
     corpus = Corpus(seed, conversations, questions)
     checked = [_checked(corpus, question) for question in questions]
     counts = Counter(q.category for q in checked)
+    variants = Counter(q.variant for q in checked if q.variant)
     notes = [
         f"{len(conversations)} conversations, {corpus.turn_count} turns, "
-        f"{len(checked)} questions: " + ", ".join(f"{counts[c]} {c}" for c in counts)
+        f"{len(checked)} questions: "
+        + ", ".join(f"{counts[c]} {c}" for c in counts)
+        + "".join(f"; {n} of them told by {v}" for v, n in variants.items())
     ]
     return Corpus(seed, conversations, checked, notes)
 

@@ -64,6 +64,10 @@ class Question:
     answer_only_in_evidence: bool = True
     # Preference updates: the earlier statements the evidence overrides, oldest first.
     superseded: list[Evidence] = field(default_factory=list)
+    # How the evidence is told, when not as the user's own chat with the assistant:
+    # ``speakers``, a transcript of two friends, each turn headed by its speaker's name
+    # (``friends``). A family's variants are split into halves apart (``split_halves``).
+    variant: str = ""
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,12 @@ def corpus_dump(corpus: Corpus, path: Path = CORPUS_PATH) -> None:
         lines.append(",\n".join(turns))
         lines.append("]}" + ("," if index < len(data["conversations"]) - 1 else ""))
     lines.append('], "questions": [')
-    lines.append(",\n".join(json.dumps(q, ensure_ascii=False) for q in data["questions"]))
+    # A question without a variant is written without the field, as before variants were.
+    questions = [
+        {key: value for key, value in q.items() if key != "variant" or value}
+        for q in data["questions"]
+    ]
+    lines.append(",\n".join(json.dumps(q, ensure_ascii=False) for q in questions))
     lines.append("]}")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -127,14 +136,16 @@ def corpus_load(path: Path = CORPUS_PATH) -> Corpus:
 
 
 def split_halves(questions: list[Question]) -> tuple[list[Question], list[Question]]:
-    """Tuning and test halves, each with half of every category: within a category the
-    questions are ordered by a hash of their id and dealt alternately, so the split is
-    fixed, independent of the corpus file's order, and unrelated to the questions' text."""
+    """Tuning and test halves, each with half of every category and of each of its
+    variants: within a category's variant the questions are ordered by a hash of their id
+    and dealt alternately, so the split is fixed, independent of the corpus file's order,
+    unrelated to the questions' text, and adding a variant moves no earlier question from
+    its half."""
     tuning: list[Question] = []
     test: list[Question] = []
-    for category in sorted({q.category for q in questions}):
+    for category, variant in sorted({(q.category, q.variant) for q in questions}):
         members = sorted(
-            (q for q in questions if q.category == category),
+            (q for q in questions if (q.category, q.variant) == (category, variant)),
             key=lambda q: hashlib.sha256(q.id.encode()).hexdigest(),
         )
         tuning += members[0::2]

@@ -12,6 +12,8 @@ from datetime import datetime
 
 import pytest
 
+from bench.quality import friends
+from bench.quality.friends import SPEAKERS
 from bench.quality.generate import answer_pattern, generate
 from bench.quality.lives import AGGREGATION, INFERENTIAL, MIN_DAYS_APART
 from bench.quality.model import (
@@ -24,6 +26,7 @@ from bench.quality.model import (
     split_halves,
 )
 from bench.quality.scoring import Outcome, recall
+from bench.quality.values import POOLS
 
 # Words a question and its evidence share without that meaning anything.
 _STOPWORDS = """
@@ -130,7 +133,12 @@ def test_multi_session_answers_are_gathered_from_sessions_weeks_apart(corpus: Co
         assert len({d.date() for d in days}) == len(days), f"{question.id}: one day each"
         assert all((b - a).days >= MIN_DAYS_APART - 1 for a, b in itertools.pairwise(days))
         for evidence in question.evidence:
-            assert corpus.turn(evidence).role == "user", question.id
+            # The user's own news of a friend, or, in a transcript, the person's own words.
+            if question.variant == SPEAKERS:
+                said = corpus.turn(evidence).content
+                assert said.startswith(f"{_person(question)}: "), question.id
+            else:
+                assert corpus.turn(evidence).role == "user", question.id
     spans = [(d[-1] - d[0]).days for d in (_days_said(corpus, q) for q in gathered)]
     assert statistics.median(spans) >= 90, "most stories are told over months"
     assert any(len(answer_parts(q.answer)) >= 3 for q in gathered)
@@ -164,10 +172,52 @@ def test_the_same_person_is_named_in_turns_that_answer_other_questions(corpus: C
 
 
 def _person(question: Question) -> str:
-    """The person a question of the new families asks about: its one capitalised name."""
-    asking = {"Would", "Which", "What", "Where", "How", "Is", "Does", "Could", "Should", "I"}
-    words = re.findall(r"[A-Z][a-z]+", question.question)
-    return next(w for w in words if w not in asking)
+    """The person a question of the new families asks about: its one person's name."""
+    (name,) = (w for w in re.findall(r"[A-Z][a-z]+", question.question) if w in POOLS["name"])
+    return name
+
+
+def test_transcripts_are_told_by_two_friends_each_heading_their_turns(corpus: Corpus) -> None:
+    """Issue 31's speaker-aware variant (``friends``): a conversation per pair of friends,
+    every turn headed by its speaker's name, one friend the user and the other the
+    assistant; each person is asked about in the third person and the evidence is their
+    own first-person turns, while their friend tells the same kinds of thread."""
+    told = [q for q in corpus.questions if q.variant == SPEAKERS]
+    assert {q.category for q in told} == {AGGREGATION, INFERENTIAL}
+    assert len(told) >= 30
+    transcripts = {e.conversation for q in told for e in q.evidence}
+    assert len(transcripts) == friends.PAIRS
+    for index in transcripts:
+        turns = corpus.conversations[index].turns
+        speakers = {role: {t.content.split(": ")[0] for t in turns if t.role == role}
+                    for role in ("user", "assistant")}  # fmt: skip
+        assert all(len(names) == 1 for names in speakers.values()), speakers
+        assert speakers["user"] != speakers["assistant"]
+    for question in told:
+        person = _person(question)
+        for evidence in question.evidence:
+            said = corpus.turn(evidence).content.removeprefix(f"{person}: ")
+            assert person not in said, f"{question.id}: the turn names its own speaker"
+            assert re.search(r"\b(I|my|me|our|we|I'm|I've)\b", said, re.IGNORECASE), question.id
+    # Both friends of a pair are asked the same kind of question about their own lives.
+    asked = Counter(
+        (question.evidence[0].conversation, re.sub(_person(question), "", question.question))
+        for question in told
+    )
+    assert max(asked.values()) >= 2
+
+
+def test_the_transcripts_leave_the_rest_of_the_corpus_as_it_was(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Made after everything else, with a random generator of their own: without them
+    the corpus is the same, so the earlier questions' evidence still holds."""
+    monkeypatch.setattr(friends, "PAIRS", 0)
+    without = generate()
+    kept = len(without.conversations)
+    assert corpus.conversations[:kept] == without.conversations
+    assert corpus.questions[: len(without.questions)] == without.questions
+    assert all(q.variant == SPEAKERS for q in corpus.questions[len(without.questions) :])
 
 
 def test_the_halves_are_disjoint_and_split_every_family(corpus: Corpus) -> None:
@@ -177,8 +227,21 @@ def test_the_halves_are_disjoint_and_split_every_family(corpus: Corpus) -> None:
     for category in CATEGORIES:
         in_tuning = sum(q.category == category for q in tuning)
         in_test = sum(q.category == category for q in test)
-        assert abs(in_tuning - in_test) <= 1, category
+        assert abs(in_tuning - in_test) <= 2, category
         assert in_test >= 15, category
+    for variant in {q.variant for q in corpus.questions}:
+        for category in CATEGORIES:
+            in_tuning = sum((q.category, q.variant) == (category, variant) for q in tuning)
+            in_test = sum((q.category, q.variant) == (category, variant) for q in test)
+            assert abs(in_tuning - in_test) <= 1, (category, variant)
+
+
+def test_a_variant_moves_no_earlier_question_from_its_half(corpus: Corpus) -> None:
+    earlier = [q for q in corpus.questions if not q.variant]
+    tuning, test = split_halves(corpus.questions)
+    alone_tuning, alone_test = split_halves(earlier)
+    assert {q.id for q in alone_tuning} <= {q.id for q in tuning}
+    assert {q.id for q in alone_test} <= {q.id for q in test}
 
 
 def test_the_new_families_are_deterministic_and_change_with_the_seed() -> None:

@@ -80,9 +80,9 @@ def test_hybrid_search_returns_scored_hits_with_provenance(
     assert top.vector_similarity is not None
     assert top.vector_similarity > 0.4
     assert top.text_rank is not None  # every word matched: first in both rankings
-    # First by vector and by its words (a file passage has no window): each list adds its
-    # whole weight.
-    assert top.score == pytest.approx(FUSION.vector + FUSION.turns)
+    # First by vector, by its words (a file passage has no window) and of the passages about
+    # Lisbon, which the question names: each list adds its whole weight.
+    assert top.score == pytest.approx(FUSION.vector + FUSION.turns + FUSION.about)
     semantic = hybrid_search(user=user, query="How much money is the holiday in Portugal?")
     assert semantic[0].document_path == "trip.md"
     assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)

@@ -37,10 +37,12 @@ from django.utils import timezone
 from apps.core.concurrency import run_beside
 
 from ..embeddings import Vector, get_embedding_provider
+from ..mentions import AskedNames
 from ..models import Chunk
 from ._aggregation import fusion_for
 from ._bm25 import Collection
 from ._diversity import POOL, Key, cosines, diversified, vectors_of
+from ._entities import about_ranking, names_asked
 from ._evidence import hidden_message_ids, relevant
 from ._fusion import FUSION, Fusion, Rankings
 from ._hits import SearchHit, _hits
@@ -126,7 +128,7 @@ def hybrid_search(
                 weight=fusion.diversity,
                 limit=wanted,
             )[:wanted]
-        similar = [*rankings.vector, *rankings.period]
+        similar = [*rankings.vector, *rankings.period, *rankings.about]
         hits = _hits(fused, [*similar, *_similarities(fused, rankings, vectors)], rankings.text())
         if not evidence_only:
             break
@@ -188,7 +190,7 @@ def _similarities(
     they were read already."""
     if rankings.query_vector is None:
         return []
-    known = {(c.kind, c.id) for c in [*rankings.vector, *rankings.period]}
+    known = {(c.kind, c.id) for c in [*rankings.vector, *rankings.period, *rankings.about]}
     missing = [c for c, _ in fused if (c.kind, c.id) not in known]
     if vectors is not None:
         return cosines(missing, vectors, rankings.query_vector)
@@ -228,9 +230,27 @@ def hybrid_rankings(
     # about as much as embedding and vector search together: bench/bench_search.py).
     turns_result = run_beside(text_rankings_in_session, turns, query, depth)
     windows_result = run_beside(text_rankings_in_session, windows, query, depth)
+    # The passages about whom the query names need no vector of the query's (they are
+    # compared with the query without the names): started beside the rest at once. A
+    # query without a capitalised word costs nothing here.
+    dated = [kind for kind in kinds if kind in CHUNK_KINDS]
+    names = names_asked(query) if dated else AskedNames()
+    about_result = (
+        run_beside(
+            about_ranking,
+            keys=names,
+            user=user,
+            project=project,
+            kinds=dated,
+            exclude_message_ids=exclude_message_ids,
+            query=query,
+            depth=depth,
+        )
+        if names
+        else list
+    )
     if vector is None:
         vector = get_embedding_provider().embed_query(query)
-    dated = [kind for kind in kinds if kind in CHUNK_KINDS]
     period = period_named(query, now=timezone.localtime()) if dated else None
     # A period's turns cost as much as the vector search itself (a year of a long history:
     # 10,000 turns compared one by one), so they are searched beside it.
@@ -243,9 +263,14 @@ def hybrid_rankings(
         by_vector = nearest(scopes, vector, depth, _plan(user, project, kinds))
     # The period first: run here, inside a caller's transaction, its settings (a longer
     # HNSW candidate list) are then replaced by the text rankings' usual ones.
-    by_period = period_result()
+    by_period, by_about = period_result(), about_result()
     return Rankings(
-        by_vector, turns_result(), windows_result(), query_vector=vector, period=by_period
+        by_vector,
+        turns_result(),
+        windows_result(),
+        query_vector=vector,
+        period=by_period,
+        about=by_about,
     )
 
 

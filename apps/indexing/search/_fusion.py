@@ -21,13 +21,15 @@ RRF_K = 60
 class Rankings:
     """The lists a hybrid search fuses, each best first and ``depth`` deep. ``period`` is
     the chat turns said in the stretch of time the query names (``periods``), nearest
-    first; empty when it names none."""
+    first; empty when it names none. ``about`` is the passages about the people and things
+    it names (``entities``), nearest first; empty when it names none the user wrote of."""
 
     vector: list[Candidate]
     turns: list[Candidate]
     windows: list[Candidate]
     query_vector: Vector | None = None
     period: list[Candidate] = field(default_factory=list)
+    about: list[Candidate] = field(default_factory=list)
 
     def fused(self, fusion: Fusion, depth: int | None = None) -> list[tuple[Candidate, float]]:
         """Fused by ``fusion``, each list cut to ``depth`` when given."""
@@ -36,6 +38,7 @@ class Rankings:
             (self.turns[:depth], fusion.turns),
             (self.windows[:depth], fusion.windows),
             (self.period[:depth], fusion.period),
+            (self.about[:depth], fusion.about),
         )
         if fusion.method == "scores":
             return fuse_scores(*weighted, head=fusion.min_depth, k=fusion.rrf_k)
@@ -66,6 +69,7 @@ class Fusion:
     method: Literal["rrf", "scores"] = "rrf"
     several_depth: int = 0
     diversity: float = 0.0
+    about: float = 0.0
 
     def __post_init__(self) -> None:
         if self.method not in ("rrf", "scores"):
@@ -149,13 +153,15 @@ def _rank_scores(
 
 
 # How the rankings are fused, chosen on the tuning half of the quality corpus (mean of
-# recall@5 and @10: 0.747 for these normalised scores, 0.724 for the best rank fusion,
-# 0.633 for equal weights and k = 60) and reported on its test half
-# (bench/bench_quality.py, which says why lists stay 30 deep). Vectors lead on chat
-# memory there; BM25 of the turn alone and, nearly as much as vectors, of its window add
-# what the words carry that MiniLM misses (a detail told in reply to a question about the
-# topic: the corpus's in-thread questions); the turns said in a period the question names
-# weigh most of all, for the questions that name one. Scores rather than ranks: a
+# recall@5 and @10: 0.743 for these normalised scores, 0.752 the best of all, which the
+# tuning leaves for the weights nearer equal within a point; 0.548 for equal weights and
+# rank fusion with k = 60) and reported on its test half (bench/bench_quality.py, which
+# says why lists stay 30 deep). Vectors lead on chat memory there; BM25 of the turn alone
+# and, as much as vectors, of its window add what the words carry that MiniLM misses (a
+# detail told in reply to a question about the topic: the corpus's in-thread questions);
+# the turns said in a period the question names weigh most of all for the questions that
+# name one, and the passages about whom a question names (``entities``) for those: among
+# them the nearest to the question is most often the answer. Scores rather than ranks: a
 # question whose words match one turn far better than the rest is answered by that turn
 # even when the vectors, close to many, rank it low.
 #
@@ -170,10 +176,11 @@ def _rank_scores(
 FUSION = Fusion(
     vector=1.0,
     turns=0.25,
-    windows=0.5,
+    windows=1.0,
     min_depth=30,
     period=2.0,
     method="scores",
     several_depth=0,
     diversity=0.2,
+    about=3.0,
 )

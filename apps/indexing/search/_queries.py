@@ -248,11 +248,7 @@ def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorP
 
 
 def period_plan(scope: Scope, said_then: QuerySet[Chunk]) -> VectorPlan:
-    """How the rows of a stretch of time (``scope``) are searched, as a small account's are
-    (``vector_plan``): every one compared when there are at most
-    ``CAIRN_SEARCH_EXACT_ROWS_SMALL`` (an HNSW scan filtered to a week of a long history
-    would pass over thousands of other rows to find them), else the HNSW index with the
-    longer candidate list. Counting stops past the threshold.
+    """How the rows of a stretch of time (``scope``) are searched (``subset_plan``).
 
     ``said_then`` is the user's chunks of the period (dates only): counted first from the
     (user, said_at) index alone, without reading a row (a year of a long history: a
@@ -269,9 +265,18 @@ def period_plan(scope: Scope, said_then: QuerySet[Chunk]) -> VectorPlan:
                 [*scope.params, cap + 1],
             )
             (bound,) = cursor.fetchone()
-    if bound <= cap:
-        return VectorPlan(exact=(scope.kind,))
-    return VectorPlan(ef_search=((scope.kind, int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)),))
+    return subset_plan(scope.kind, bound)
+
+
+def subset_plan(kind: str, rows: int) -> VectorPlan:
+    """How a few of an account's rows (a stretch of time, the passages about a person),
+    at most ``rows`` of them, are searched, as a small account's are (``vector_plan``):
+    every one compared when there are at most ``CAIRN_SEARCH_EXACT_ROWS_SMALL`` (an HNSW
+    scan filtered to a week of a long history would pass over thousands of other rows to
+    find them), else the HNSW index with the longer candidate list."""
+    if rows <= int(settings.CAIRN_SEARCH_EXACT_ROWS_SMALL):
+        return VectorPlan(exact=(kind,))
+    return VectorPlan(ef_search=((kind, int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)),))
 
 
 def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:

@@ -15,6 +15,7 @@ from django.utils import timezone
 from ..chunking import TextChunk
 from ..embeddings import Matrix
 from ..models import Chunk, Document, DocumentStatus
+from .mentions import chunk_mentions_write
 from .postings import postings_pack_if_due
 
 WRITE_BATCH = 500
@@ -57,7 +58,7 @@ def chunks_replace(
         written = [(item, start) for item, start in zip(prepared, offsets, strict=True)
                    if item.document.pk in alive]  # fmt: skip
         Chunk.objects.filter(document_id__in=alive).delete()
-        Chunk.objects.bulk_create(
+        created = Chunk.objects.bulk_create(
             [
                 _chunk(item, chunk, vectors[start + n], model_name)
                 for item, start in written
@@ -65,6 +66,8 @@ def chunks_replace(
             ],
             batch_size=WRITE_BATCH,
         )
+        # A file's passages have no speaker: only chat turns open with one.
+        chunk_mentions_write((chunk, None) for chunk in created)
         _mark_indexed([item for item, _ in written])
         for user_id in {item.document.source.project.owner_id for item, _ in written}:
             postings_pack_if_due(user_id=user_id)  # queued once this commits

@@ -8,10 +8,12 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
-from ..chunking import chunk_message_text, message_window_context
+from ..chunking import TextChunk, chunk_message_text, message_window_context
 from ..embeddings import EmbeddingProvider, get_embedding_provider
+from ..mentions import as_read, speaker_of
 from ..models import Chunk
 from ..turns import TurnToIndex, turn_source
+from .mentions import chunk_mentions_write
 from .postings import postings_pack_if_due
 from .queue import enqueue
 
@@ -46,13 +48,13 @@ def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | 
     # lowered MiniLM's recall (bench/bench_quality.py); the heading is in the window.
     texts = [chunk.text for chunk in chunks]
     context = _context_of(turn)
-    vectors = provider.embed_documents(texts)  # (0, dimensions) when there is no text
+    vectors = provider.embed_documents([_as_read(c) for c in chunks])  # (0, dims) if no text
     with transaction.atomic():
         archived = source.lock(message_id=turn.message_id)
         if archived is None:
             return 0  # deleted meanwhile
         Chunk.objects.filter(message_id=turn.message_id).delete()
-        Chunk.objects.bulk_create(
+        created = Chunk.objects.bulk_create(
             Chunk(
                 message_id=turn.message_id,
                 user_id=turn.user_id,
@@ -69,11 +71,17 @@ def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | 
             )
             for chunk, text, vector in zip(chunks, texts, vectors, strict=True)
         )
+        speaker = speaker_of(turn.text)
+        chunk_mentions_write((created_chunk, speaker) for created_chunk in created)
     if turn.previous_message_id is not None:
         # The turn before was indexed before this one existed: its window gains it now.
         message_windows_refresh(message_ids=[turn.previous_message_id])
     postings_pack_if_due(user_id=turn.user_id)
     return len(chunks)
+
+
+def _as_read(chunk: TextChunk) -> str:
+    return as_read(chunk.text, opens_turn=chunk.start == 0)
 
 
 def _context_of(turn: TurnToIndex) -> str:
@@ -121,7 +129,7 @@ def messages_index(
         return 0
     provider = provider or get_embedding_provider()
     plans = [(turn, chunk_message_text(turn.text, provider.token_offsets)) for turn in turns]
-    vectors = provider.embed_documents([chunk.text for _, chunks in plans for chunk in chunks])
+    vectors = provider.embed_documents([_as_read(chunk) for _, chunks in plans for chunk in chunks])
     rows: list[Chunk] = []
     with transaction.atomic():
         archived = source.lock_many(message_ids=[turn.message_id for turn in turns])
@@ -151,6 +159,10 @@ def messages_index(
                     )
                 )
         Chunk.objects.bulk_create(rows, batch_size=500)
+        speakers: dict[uuid.UUID | None, str | None] = {
+            turn.message_id: speaker_of(turn.text) for turn in turns
+        }
+        chunk_mentions_write((row, speakers[row.message_id]) for row in rows)
     batch = {turn.message_id for turn in turns}
     outside = {t.previous_message_id for t in turns if t.previous_message_id not in batch}
     message_windows_refresh(message_ids=[pk for pk in outside if pk is not None])

@@ -13,6 +13,7 @@ from pgvector.django import HnswIndex
 from apps.claims.models import Claim
 
 from ..embeddings import EmbeddingProvider
+from ..mentions import as_read
 from ..models import Chunk
 from .claims import claims_embed
 
@@ -59,15 +60,21 @@ def embeddings_refresh(
             stale_chunks(provider=provider, model=model)
             .filter(id__gt=last_id)
             .order_by("id")
-            .values_list("id", "text")[:batch_size]
+            .values_list("id", "text", "message_id", "start")[:batch_size]
         )
         if not batch:
             break
-        vectors = provider.embed_documents([text for _, text in batch])
+        # As indexing embedded them: a transcript turn without its speaker heading.
+        vectors = provider.embed_documents(
+            [
+                as_read(text, opens_turn=message is not None and start == 0)
+                for _, text, message, start in batch
+            ]
+        )
         Chunk.objects.bulk_update(
             [
                 Chunk(id=pk, embedding=vector, embedding_model=provider.name)
-                for (pk, _), vector in zip(batch, vectors, strict=True)
+                for (pk, *_), vector in zip(batch, vectors, strict=True)
             ],
             ["embedding", "embedding_model"],
         )

@@ -7,7 +7,11 @@ windows existed; nothing is embedded again.
 
 ``manage.py reindex --documents``: cut every indexed file again into passages and embed
 them (after the chunking changed: issue 19 cut passages to the model's window), through
-the same service that indexes uploads and folders."""
+the same service that indexes uploads and folders.
+
+``manage.py reindex --mentions``: read again the names, speakers and relations of every
+passage (for passages indexed before migration 0012, or after the rules of
+``apps/indexing/mentions.py`` changed); nothing is embedded again."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from apps.indexing.management.progress import ProgressBar
 from apps.indexing.models import Chunk, Document, DocumentStatus
 from apps.indexing.services import documents_index, message_windows_refresh
 from apps.indexing.services.files import document_file_exists
+from apps.indexing.services.mentions import REFRESH_BATCH, mentions_refresh
 from apps.indexing.services.reembed import (
     embeddings_refresh,
     stale_count,
@@ -50,6 +55,11 @@ class Command(BaseCommand):
             help="Rebuild chat turns' windows (neighbouring turns) instead; embeds nothing.",
         )
         parser.add_argument(
+            "--mentions",
+            action="store_true",
+            help="Read every passage's names, speakers and relations again; embeds nothing.",
+        )
+        parser.add_argument(
             "--documents",
             action="store_true",
             help="Cut every indexed file into passages again and embed them (after a "
@@ -62,6 +72,9 @@ class Command(BaseCommand):
             return
         if options["documents"]:
             self._documents(dry_run=options["dry_run"])
+            return
+        if options["mentions"]:
+            self._mentions(dry_run=options["dry_run"])
             return
         provider = get_embedding_provider()
         stale = stale_count(provider=provider, model=options["model"])
@@ -105,6 +118,20 @@ class Command(BaseCommand):
             bar.advance(len(batch))
         bar.finish()
         self.stdout.write(f"Updated the windows of {changed} passages.")
+
+    def _mentions(self, *, dry_run: bool) -> None:
+        chunk_ids = list(Chunk.objects.order_by("pk").values_list("pk", flat=True))
+        self.stdout.write(f"Passages to read names from: {len(chunk_ids)}.")
+        if dry_run or not chunk_ids:
+            return
+        bar = ProgressBar(total=len(chunk_ids), label="mentions ", stream=self.stderr)
+        written = 0
+        for first in range(0, len(chunk_ids), REFRESH_BATCH):
+            batch = chunk_ids[first : first + REFRESH_BATCH]
+            written += mentions_refresh(chunk_ids=batch)
+            bar.advance(len(batch))
+        bar.finish()
+        self.stdout.write(f"Stored {written} names, speakers and relations.")
 
     def _documents(self, *, dry_run: bool) -> None:
         # Only indexed files: pending ones are on their way, and skipped or failed ones
