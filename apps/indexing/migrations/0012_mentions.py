@@ -41,11 +41,7 @@ class Migration(migrations.Migration):
             options={
                 "db_table": "indexing_mention",
                 "indexes": [
-                    models.Index(
-                        fields=["user_id", "key", "role"],
-                        include=["chunk"],
-                        name="mention_user_key_idx",
-                    ),
+                    models.Index(fields=["user_id", "key", "role"], name="mention_user_key_idx"),
                     models.Index(fields=["chunk"], name="mention_chunk_idx"),
                 ],
             },
