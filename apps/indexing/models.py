@@ -473,7 +473,10 @@ class Mention(models.Model):
     class Meta:
         db_table = "indexing_mention"
         indexes = [
-            models.Index(fields=["user_id", "key", "role"], name="mention_user_key_idx"),
+            # Covering: the passages of a name are read from the index alone.
+            models.Index(
+                fields=["user_id", "key", "role"], include=["chunk"], name="mention_user_key_idx"
+            ),
             models.Index(fields=["chunk"], name="mention_chunk_idx"),
         ]
 

@@ -12,7 +12,9 @@ not a project), only active or contested claims, never chunks of archived conver
 
 A query that names a stretch of time ("in May 2024", "last week": ``periods``) adds a
 fourth list, the chat turns said then, nearest first: what was said then is what such a
-question is about, whatever words it used.
+question is about, whatever words it used. A query that names someone or something the
+user wrote of ("what does Ilse do with her kids?": ``entities``) adds a fifth, the
+passages about them, nearest to the query without the names first.
 
 The fused list's first hits are then re-ordered so that a hit much like one above it gives
 way to one that adds something (``diversity``), and a question asking for several things

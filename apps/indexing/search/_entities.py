@@ -45,7 +45,6 @@ from ..mentions import (
     key_of,
     query_keys,
 )
-from ..models import Mention
 from ._queries import (
     Candidate,
     Scope,
@@ -96,8 +95,13 @@ def about_ranking(
         wanted, rows = _known(user.pk, keys, scope)
         if not wanted:
             return []
-        mentions = Mention.objects.filter(user_id=user.pk, key__in=wanted, role__in=ABOUT_ROLES)
-        [about] = compile_scopes(chunks.filter(id__in=mentions.values("chunk_id")), None)
+        about = Scope(
+            "chunk",
+            f"SELECT s.id, s.embedding FROM ({scope.sql}) AS s WHERE s.id IN "  # noqa: S608 - the scope from code, values as parameters
+            "(SELECT m.chunk_id FROM indexing_mention AS m "
+            "WHERE m.user_id = %s AND m.key = ANY(%s) AND m.role = ANY(%s))",
+            (*scope.params, user.pk, wanted, list(ABOUT_ROLES)),
+        )
         names = [key for key in wanted if "|" not in key]  # not the relations
         vector = get_embedding_provider().embed_query(without_names(query, names))
         return nearest([about], vector, depth, subset_plan(about.kind, rows))
