@@ -60,9 +60,10 @@ def test_which_places_finds_the_three_trips_told_in_three_sessions(
 ) -> None:
     said(user, project, TRIPS)
 
-    hits = hybrid_search(user=user, query=QUESTION, k=3)
+    hits = hybrid_search(user=user, query=QUESTION, k=4)
 
     assert places(hits) == {"Sintra", "Colmar", "Ronda"}
+    assert sum("Sintra" in hit.text for hit in hits) <= 2
 
 
 def test_without_diversity_the_near_copies_crowd_a_trip_out(
@@ -89,7 +90,7 @@ def test_cairns_answer_repeating_a_trip_does_not_push_the_trip_out(
     said(user, project, [("2024-09-01T12:00:00+00:00", answer)], role="assistant")
     assert hybrid_search(user=user, query=QUESTION, k=1)[0].text == answer
 
-    hits = evidence_search(user=user, query=QUESTION, k=3)
+    hits = evidence_search(user=user, query=QUESTION, k=4)
     assert SINTRA in [hit.text for hit in hits]
     assert places(hits) == {"Sintra", "Colmar", "Ronda"}
 

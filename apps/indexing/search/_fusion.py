@@ -153,26 +153,23 @@ def _rank_scores(
 
 
 # How the rankings are fused, chosen on the tuning half of the quality corpus (mean of
-# recall@5 and @10: 0.743 for these normalised scores, 0.752 the best of all, which the
-# tuning leaves for the weights nearer equal within a point; 0.548 for equal weights and
-# rank fusion with k = 60) and reported on its test half (bench/bench_quality.py, which
-# says why lists stay 30 deep). Vectors lead on chat memory there; BM25 of the turn alone
-# and, as much as vectors, of its window add what the words carry that MiniLM misses (a
-# detail told in reply to a question about the topic: the corpus's in-thread questions);
-# the turns said in a period the question names weigh most of all for the questions that
-# name one, and the passages about whom a question names (``entities``) for those: among
-# them the nearest to the question is most often the answer. Scores rather than ranks: a
-# question whose words match one turn far better than the rest is answered by that turn
-# even when the vectors, close to many, rank it low.
+# recall@5 and @10: 0.750 for these weights, 0.758 the best of all, which the tuning leaves
+# for the weights nearer equal within a point; 0.548 for equal weights and rank fusion with
+# k = 60) and reported on its test half (bench/bench_quality.py, which says why lists stay
+# 30 deep). Vectors lead on chat memory there; BM25 of the turn alone and, as much as
+# vectors, of its window add what the words carry that MiniLM misses (a detail told in
+# reply to a question about the topic: the corpus's in-thread questions); the turns said in
+# a period the question names weigh most of all for the questions that name one, and the
+# passages about whom a question names (``entities``) for those: among them the nearest to
+# the question is most often the answer. Scores rather than ranks: a question whose words
+# match one turn far better than the rest is answered by that turn even when the vectors,
+# close to many, rank it low.
 #
-# Issue 31 added two steps after the weights. The first 30 hits are re-ordered so that a
-# hit much like one above it gives way (``diversity``): on the test half recall@5 / @10
-# +1.7 / +3.1 points, inferential questions +5.5 / +5.6, multi-session ±0; with it the
-# windows' BM25 weighs 0.5 rather than 0.75. A question asking for several things may read
-# its lists deeper (``several_depth``): the tuning half could not tell 60 or 100 from 30
-# (the same recall), so the cheaper is kept; on the test half 100 would have added 4.6
-# points at recall@5 to the multi-session questions, for 1.5–3 ms more on such a question
-# (bench/bench_search.py).
+# Then two steps re-order what the weights fused, tuned on these weights. The first 30
+# hits are re-ordered so that a hit much like one above it gives way (``diversity``,
+# 0.1). A question asking for several things may read its lists deeper (``several_depth``):
+# the tuning half could not tell 45, 60 or 100 from 30 (the same recall), so the cheaper
+# is kept.
 FUSION = Fusion(
     vector=1.0,
     turns=0.25,
@@ -181,6 +178,6 @@ FUSION = Fusion(
     period=2.0,
     method="scores",
     several_depth=0,
-    diversity=0.2,
+    diversity=0.1,
     about=3.0,
 )
