@@ -82,6 +82,26 @@ def own_redis(redis_url: str) -> Iterator[tuple[int, list[subprocess.Popen[bytes
         server.wait(timeout=10)
 
 
+@pytest.fixture(scope="session")
+def migrated_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The data directory of a standalone PostgreSQL (tests/standalone_pg.py) migrated by
+    its ordinary role over TCP, as a deployment's release step does, then stopped: the
+    drills that need one start a copy (``copy_of=``), and the run migrates once, not once
+    per drill."""
+    from tests.processes import process_env
+    from tests.standalone_pg import StandalonePostgres
+
+    server = StandalonePostgres(tmp_path_factory.mktemp("migrated-postgres"))
+    server.start()
+    try:
+        server.migrate(process_env())
+    finally:
+        server.stop()
+    yield server.data
+    if server.owns_root:
+        shutil.rmtree(server.root, ignore_errors=True)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _close_pool_connections(django_db_setup: None) -> Iterator[None]:
     """Pool threads (apps/core/concurrency.py) keep their connections between tasks; they
