@@ -83,6 +83,18 @@ def own_redis(redis_url: str) -> Iterator[tuple[int, list[subprocess.Popen[bytes
 
 
 @pytest.fixture(scope="session")
+def site_port(django_db_setup: None) -> Iterator[int]:
+    """The site served as `make run` serves it (``running_site``, tests/processes.py) with
+    its default settings, on the test database, started once for every test that needs no
+    setting of its own: each test's rows are its own (transactional tests are flushed
+    between them), and the site only serves them."""
+    from tests.processes import running_site
+
+    with running_site() as port:
+        yield port
+
+
+@pytest.fixture(scope="session")
 def migrated_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The data directory of a standalone PostgreSQL (tests/standalone_pg.py) migrated by
     its ordinary role over TCP, as a deployment's release step does, then stopped: the

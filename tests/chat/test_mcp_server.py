@@ -4,7 +4,6 @@ app served by uvicorn as `make run` serves it (issue 16)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2
@@ -19,7 +18,6 @@ from apps.claims.services import claim_create
 from apps.contexts.services import context_add_claims, context_create
 from apps.facts.models import ProjectFact
 from tests.factories import UserFactory
-from tests.processes import running_site
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,12 +36,9 @@ TOOLS = {
 }
 
 
-@pytest.fixture(scope="module")
-def site(django_db_setup: None) -> Iterator[str]:
-    """One server for the module: each test's rows are its own (transactional tests are
-    flushed between them), the server only reads them."""
-    with running_site() as port:
-        yield f"http://127.0.0.1:{port}/mcp/"
+@pytest.fixture
+def site(site_port: int) -> str:
+    return f"http://127.0.0.1:{site_port}/mcp/"
 
 
 def session(url: str, key: str, work: Any) -> Any:
