@@ -110,8 +110,7 @@ def migrated_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
     finally:
         server.stop()
     yield server.data
-    if server.owns_root:
-        shutil.rmtree(server.root, ignore_errors=True)
+    server.discard()
 
 
 @pytest.fixture(scope="session", autouse=True)

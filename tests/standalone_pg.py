@@ -149,6 +149,13 @@ class StandalonePostgres:
         )
         return result.returncode == 0
 
+    def discard(self) -> None:
+        """Stop the server at once if it runs, and remove the folder made for it."""
+        if self.running():
+            self.stop(mode="immediate")
+        if self.owns_root:
+            shutil.rmtree(self.root, ignore_errors=True)
+
     def migrate(self, env: dict[str, str]) -> None:
         """``manage.py migrate`` as the role, as a deployment's release step runs it."""
         subprocess.run(
@@ -169,7 +176,4 @@ def standalone_postgres(root: Path, *, copy_of: Path | None = None) -> Iterator[
     try:
         yield server
     finally:
-        if server.running():
-            server.stop(mode="immediate")
-        if server.owns_root:
-            shutil.rmtree(server.root, ignore_errors=True)
+        server.discard()

@@ -162,7 +162,7 @@ def deployment(tmp_path: Path, migrated_postgres: Path) -> Iterator[Deployment]:
                 process.kill()
         redis.stop()
         with contextlib.suppress(RuntimeError):
-            pg.stop("immediate")
+            pg.discard()  # its folder too: left in /tmp by every run before
 
 
 async def _socket_turn(d: Deployment, port: int, text: str) -> list[dict[str, Any]]:
