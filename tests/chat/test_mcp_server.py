@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from django.db import connection
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -324,3 +325,36 @@ def test_a_tool_s_own_refusal_is_its_sentence(site: str, alice: tuple[User, str]
 
     assert result.is_error
     assert text_of(result) == "number: There is no claim #99."
+
+
+def _drop_the_sites_connections() -> int:
+    """What a database restart does to the site: every other connection to the test
+    database is ended (this test's own is kept)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return int(cursor.fetchone()[0])
+
+
+def test_the_tools_work_again_after_the_database_dropped_every_connection(
+    site: str, alice: tuple[User, str]
+) -> None:
+    _, key = alice
+
+    async def calls(client: Client) -> list[Any]:
+        return [
+            await client.call_tool("search_memory", {"query": "morning workouts"}),
+            await client.call_tool("add_claim", {"statement": "I cycle to work"}),
+        ]
+
+    # Enough calls before the drop that the site's threads hold connections, if they keep
+    # them; several after it, so that each thread that might have kept one is used.
+    before = [result for _ in range(4) for result in session(site, key, calls)]
+    _drop_the_sites_connections()
+    after = [result for _ in range(4) for result in session(site, key, calls)]
+
+    for result in before + after:
+        assert not result.is_error, text_of(result)
+    assert "I prefer morning workouts" in text_of(after[-2])
