@@ -83,14 +83,15 @@ def own_redis(redis_url: str) -> Iterator[tuple[int, list[subprocess.Popen[bytes
 
 
 @pytest.fixture(scope="session")
-def site_port(django_db_setup: None) -> Iterator[int]:
+def site_port(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     """The site served as `make run` serves it (``running_site``, tests/processes.py) with
     its default settings, on the test database, started once for every test that needs no
     setting of its own: each test's rows are its own (transactional tests are flushed
-    between them), and the site only serves them."""
+    between them), and the site only serves them. Its output is kept in the run's
+    temporary folder (``site-*/site.log``) for the tracebacks of a failure."""
     from tests.processes import running_site
 
-    with running_site() as port:
+    with running_site(log=tmp_path_factory.mktemp("site") / "site.log") as port:
         yield port
 
 
