@@ -89,9 +89,10 @@ def site_port(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -
     setting of its own: each test's rows are its own (transactional tests are flushed
     between them), and the site only serves them. Its output is kept in the run's
     temporary folder (``site-*/site.log``) for the tracebacks of a failure."""
-    from tests.processes import running_site
+    from tests.processes import SHARED_SITE_APP_NAME, running_site
 
-    with running_site(log=tmp_path_factory.mktemp("site") / "site.log") as port:
+    log = tmp_path_factory.mktemp("site") / "site.log"
+    with running_site(log=log, PGAPPNAME=SHARED_SITE_APP_NAME) as port:
         yield port
 
 
