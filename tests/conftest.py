@@ -82,6 +82,39 @@ def own_redis(redis_url: str) -> Iterator[tuple[int, list[subprocess.Popen[bytes
         server.wait(timeout=10)
 
 
+@pytest.fixture(scope="session")
+def site_port(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """The site served as `make run` serves it (``running_site``, tests/processes.py) with
+    its default settings, on the test database, started once for every test that needs no
+    setting of its own: each test's rows are its own (transactional tests are flushed
+    between them), and the site only serves them. Its output is kept in the run's
+    temporary folder (``site-*/site.log``) for the tracebacks of a failure."""
+    from tests.processes import SHARED_SITE_APP_NAME, running_site
+
+    log = tmp_path_factory.mktemp("site") / "site.log"
+    with running_site(log=log, PGAPPNAME=SHARED_SITE_APP_NAME) as port:
+        yield port
+
+
+@pytest.fixture(scope="session")
+def migrated_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The data directory of a standalone PostgreSQL (tests/standalone_pg.py) migrated by
+    its ordinary role over TCP, as a deployment's release step does, then stopped: the
+    drills that need one start a copy (``copy_of=``), and the run migrates once, not once
+    per drill."""
+    from tests.processes import process_env
+    from tests.standalone_pg import StandalonePostgres
+
+    server = StandalonePostgres(tmp_path_factory.mktemp("migrated-postgres"))
+    server.start()
+    try:
+        server.migrate(process_env())
+    finally:
+        server.stop()
+    yield server.data
+    server.discard()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _close_pool_connections(django_db_setup: None) -> Iterator[None]:
     """Pool threads (apps/core/concurrency.py) keep their connections between tasks; they

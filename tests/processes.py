@@ -125,6 +125,11 @@ def running_site(
             output.close()  # type: ignore[union-attr]
 
 
+# The application_name (libpq reads PGAPPNAME) of the shared site's database sessions
+# (tests/conftest.py, ``site_port``), so that a test can end those alone.
+SHARED_SITE_APP_NAME = "cairn-test-shared-site"
+
+
 def start_redis(port: int) -> subprocess.Popen[bytes]:
     """A ``redis-server`` of the test's own on ``port`` (never the shared one at 6379),
     without persistence: a restart forgets everything, as a worst case does."""

@@ -9,6 +9,10 @@ does that for its customers; the role could not).
         env = process_env(DATABASE_URL=pg.url)   # a site or worker against it
         pg.stop(); pg.start()                    # or pg.restart(pause=0.5)
 
+A migrated one starts from a copy of the run's template (the ``migrated_postgres``
+fixture, tests/conftest.py): the cluster made and migrated by its role once per run, as a
+deployment's release step does, instead of once per drill.
+
 The server is stopped "fast" (open transactions rolled back, clients disconnected), as a
 restart by an operator or a managed service's failover does.
 """
@@ -42,7 +46,9 @@ def _bin(name: str) -> str:
 
 
 class StandalonePostgres:
-    def __init__(self, root: Path, port: int | None = None) -> None:
+    def __init__(self, root: Path, port: int | None = None, *, copy_of: Path | None = None) -> None:
+        """``copy_of``: the data directory of a stopped cluster (``migrated_postgres``) to
+        start from, instead of a new one."""
         self.port = port or free_port()
         self.system_user: str | None = None
         self.owns_root = False
@@ -61,6 +67,9 @@ class StandalonePostgres:
         self.root = root
         self.data = root / "pgdata"
         self.log = root / "postgres.log"
+        if copy_of is not None:
+            # cp -a keeps the files' owner (the server's system user) and modes.
+            subprocess.run(["cp", "-a", str(copy_of), str(self.data)], check=True, timeout=120)
 
     @property
     def url(self) -> str:
@@ -140,6 +149,13 @@ class StandalonePostgres:
         )
         return result.returncode == 0
 
+    def discard(self) -> None:
+        """Stop the server at once if it runs, and remove the folder made for it."""
+        if self.running():
+            self.stop(mode="immediate")
+        if self.owns_root:
+            shutil.rmtree(self.root, ignore_errors=True)
+
     def migrate(self, env: dict[str, str]) -> None:
         """``manage.py migrate`` as the role, as a deployment's release step runs it."""
         subprocess.run(
@@ -153,14 +169,11 @@ class StandalonePostgres:
 
 
 @contextlib.contextmanager
-def standalone_postgres(root: Path) -> Iterator[StandalonePostgres]:
+def standalone_postgres(root: Path, *, copy_of: Path | None = None) -> Iterator[StandalonePostgres]:
     """A running standalone PostgreSQL under ``root``, stopped (immediately) at the end."""
-    server = StandalonePostgres(root)
+    server = StandalonePostgres(root, copy_of=copy_of)
     server.start()
     try:
         yield server
     finally:
-        if server.running():
-            server.stop(mode="immediate")
-        if server.owns_root:
-            shutil.rmtree(server.root, ignore_errors=True)
+        server.discard()

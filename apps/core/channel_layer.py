@@ -82,6 +82,8 @@ class ReconnectingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  #
         except REDIS_UNREACHABLE as error:
             await self._wait_after(error)
             return None
+        finally:
+            _raise_a_swallowed_cancel()
         if self.down_since is not None:
             logger.warning(
                 "channel layer: Redis answers again after %.1f s",
@@ -99,3 +101,16 @@ class ReconnectingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  #
         delay = min(self.reconnect_max_delay, self.reconnect_first_delay * 2**self.failures)
         self.failures += 1
         await asyncio.sleep(delay)
+
+
+def _raise_a_swallowed_cancel() -> None:
+    """End a read whose task was cancelled but carried on. On Python 3.11, redis-py sends
+    each command inside ``asyncio.wait_for``, which returns the send's result and drops the
+    cancel when both land in the same loop turn (CPython gh-86296, fixed in 3.12): the
+    read of a socket that closed then looped forever, keeping its consumer, a pooled Redis
+    connection and uvicorn's shutdown waiting ("Waiting for background tasks"). Checked
+    after a whole read, so no reply is left unread on the connection; a message already
+    taken stays in its backup queue and is read again (channels_redis)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError

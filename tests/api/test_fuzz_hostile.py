@@ -45,7 +45,6 @@ from apps.facts.models import ProjectFact
 from apps.facts.services import fact_store
 from apps.projects.services import project_chosen_or_personal
 from tests.indexing.conftest import fake_provider  # noqa: F401 - fixture
-from tests.processes import running_site
 
 HOSTILE_VALUES: list[object] = [
     "\x00",
@@ -343,7 +342,7 @@ def _others_rows(user: User) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...
 
 @pytest.mark.django_db(transaction=True)
 def test_the_mcp_tools_never_crash_on_hostile_arguments(
-    user: User, other_user: User, knowledge: None
+    user: User, other_user: User, knowledge: None, site_port: int
 ) -> None:
     for number in range(3):  # the other user's #1-#3 are the numbers the fuzz aims at
         claim_create(user=other_user, statement=f"Bob's secret {number}")
@@ -355,17 +354,16 @@ def test_the_mcp_tools_never_crash_on_hostile_arguments(
     theirs = _others_rows(other_user)
     _, key = api_token_create(user=user, name="fuzz")
 
-    with running_site() as port:
-        url = f"http://127.0.0.1:{port}/mcp/"
+    url = f"http://127.0.0.1:{site_port}/mcp/"
 
-        @given(calls=st.lists(hostile_tool_call(), min_size=25, max_size=25))
-        @settings(max_examples=4, deadline=None, derandomize=True, database=None)
-        def each(calls: list[tuple[str, dict[str, object]]]) -> None:
-            texts = asyncio.run(_call_all(url, key, calls))
-            for (tool, arguments), text in zip(calls, texts, strict=True):
-                assert "Error executing tool" not in text, (tool, arguments, text)
+    @given(calls=st.lists(hostile_tool_call(), min_size=25, max_size=25))
+    @settings(max_examples=4, deadline=None, derandomize=True, database=None)
+    def each(calls: list[tuple[str, dict[str, object]]]) -> None:
+        texts = asyncio.run(_call_all(url, key, calls))
+        for (tool, arguments), text in zip(calls, texts, strict=True):
+            assert "Error executing tool" not in text, (tool, arguments, text)
 
-        each()
+    each()
 
     assert _others_rows(other_user) == theirs
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -23,7 +22,6 @@ from apps.accounts.services import READ_ONLY_REFUSAL
 from apps.claims.models import Claim, ClaimOrigin
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.helpers import DESKTOP, PHONE, assert_fits_width, log_in
-from tests.processes import running_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -34,9 +32,8 @@ SNIPPET = re.compile(
 
 
 @pytest.fixture
-def site() -> Iterator[str]:
-    with running_site() as port:
-        yield f"http://127.0.0.1:{port}"
+def site(site_port: int) -> str:
+    return f"http://127.0.0.1:{site_port}"
 
 
 def call_tools(url: str, header: str, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:

@@ -5,7 +5,6 @@ real HTTP against the site served by uvicorn, as in test_mcp_server."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2
@@ -24,7 +23,6 @@ from apps.claims.models import Claim, ClaimOrigin
 from apps.claims.services import claim_create
 from apps.facts.models import FactOrigin, ProjectFact
 from tests.factories import UserFactory
-from tests.processes import running_site
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,10 +37,9 @@ WRITE_TOOLS = {
 }
 
 
-@pytest.fixture(scope="module")
-def site(django_db_setup: None) -> Iterator[str]:
-    with running_site() as port:
-        yield f"http://127.0.0.1:{port}/mcp/"
+@pytest.fixture
+def site(site_port: int) -> str:
+    return f"http://127.0.0.1:{site_port}/mcp/"
 
 
 def session(url: str, key: str, work: Any) -> Any:

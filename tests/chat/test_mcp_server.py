@@ -4,11 +4,11 @@ app served by uvicorn as `make run` serves it (issue 16)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2
 import pytest
+from django.db import connection
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -19,7 +19,7 @@ from apps.claims.services import claim_create
 from apps.contexts.services import context_add_claims, context_create
 from apps.facts.models import ProjectFact
 from tests.factories import UserFactory
-from tests.processes import running_site
+from tests.processes import SHARED_SITE_APP_NAME
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,12 +38,9 @@ TOOLS = {
 }
 
 
-@pytest.fixture(scope="module")
-def site(django_db_setup: None) -> Iterator[str]:
-    """One server for the module: each test's rows are its own (transactional tests are
-    flushed between them), the server only reads them."""
-    with running_site() as port:
-        yield f"http://127.0.0.1:{port}/mcp/"
+@pytest.fixture
+def site(site_port: int) -> str:
+    return f"http://127.0.0.1:{site_port}/mcp/"
 
 
 def session(url: str, key: str, work: Any) -> Any:
@@ -329,3 +326,37 @@ def test_a_tool_s_own_refusal_is_its_sentence(site: str, alice: tuple[User, str]
 
     assert result.is_error
     assert text_of(result) == "number: There is no claim #99."
+
+
+def _drop_the_sites_connections() -> int:
+    """What a database restart does to the site: its connections are ended (only its
+    own: the test process's threads keep theirs, which no request cycle would renew)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND application_name = %s",
+            [SHARED_SITE_APP_NAME],
+        )
+        return int(cursor.fetchone()[0])
+
+
+def test_the_tools_work_again_after_the_database_dropped_every_connection(
+    site: str, alice: tuple[User, str]
+) -> None:
+    _, key = alice
+
+    async def calls(client: Client) -> list[Any]:
+        return [
+            await client.call_tool("search_memory", {"query": "morning workouts"}),
+            await client.call_tool("add_claim", {"statement": "I cycle to work"}),
+        ]
+
+    # Enough calls before the drop that the site's threads hold connections, if they keep
+    # them; several after it, so that each thread that might have kept one is used.
+    before = [result for _ in range(4) for result in session(site, key, calls)]
+    assert _drop_the_sites_connections() > 0
+    after = [result for _ in range(4) for result in session(site, key, calls)]
+
+    for result in before + after:
+        assert not result.is_error, text_of(result)
+    assert "I prefer morning workouts" in text_of(after[-2])

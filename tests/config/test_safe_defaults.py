@@ -19,8 +19,10 @@ from config.secret_key import local_secret_key
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db
 
+# The settings module alone decides both values (no app changes them): reading them
+# needs no django.setup(), which would load every app, spaCy included, in each probe.
 SETTINGS_PROBE = (
-    "import django, json; from django.conf import settings; django.setup(); "
+    "import json; from django.conf import settings; "
     "print(json.dumps([settings.DEBUG, settings.SECRET_KEY]))"
 )
 

@@ -8,7 +8,6 @@ real websocket client show which one the page gets.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
 import websockets
@@ -16,15 +15,13 @@ from django.test import Client
 
 from apps.chat.services import conversation_create
 from tests.factories import UserFactory
-from tests.processes import running_site
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def site() -> Iterator[str]:
-    with running_site() as port:
-        yield f"ws://127.0.0.1:{port}"
+def site(site_port: int) -> str:
+    return f"ws://127.0.0.1:{site_port}"
 
 
 def close_code(url: str, cookie: str | None = None) -> int | None:

@@ -58,3 +58,25 @@ async def test_a_redis_restart_neither_fails_the_read_nor_loses_the_groups(
     await layer.group_discard("user.1", joined_before)
     assert joined_before not in layer.memberships
     await layer.flush()
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_read_whose_cancel_was_swallowed_still_ends(redis_url: str) -> None:
+    """On Python 3.11, redis-py's ``asyncio.wait_for`` around each send drops a cancel
+    that lands as the send completes: a closed socket's read then went on for ever, and
+    uvicorn waited for it at every stop. Here the cancel is dropped the same way (caught,
+    never ``uncancel()``-ed), and the read must still end."""
+    layer = ReconnectingRedisChannelLayer(hosts=[{"address": redis_url, "socket_timeout": 15}])
+    layer.brpop_timeout = 1  # the read notices at the end of its current blocking read
+    channel = await layer.new_channel()
+
+    async def read_after_a_dropped_cancel() -> Any:
+        asyncio.current_task().cancel()  # type: ignore[union-attr]
+        with contextlib.suppress(asyncio.CancelledError):  # as wait_for drops it
+            await asyncio.sleep(0)
+        return await layer.receive(channel)
+
+    reading = asyncio.ensure_future(read_after_a_dropped_cancel())
+    await asyncio.wait({reading}, timeout=30)  # a bound for the failure only
+    assert reading.cancelled()

@@ -114,8 +114,9 @@ def _start(
 
 
 @pytest.fixture
-def deployment(tmp_path: Path) -> Iterator[Deployment]:
-    pg = StandalonePostgres(tmp_path / "pg")
+def deployment(tmp_path: Path, migrated_postgres: Path) -> Iterator[Deployment]:
+    # Migrated once per run by its role, as the release step (tests/conftest.py).
+    pg = StandalonePostgres(tmp_path / "pg", copy_of=migrated_postgres)
     redis = RedisServer()
     log = tmp_path / "processes.log"
     processes: list[subprocess.Popen[bytes]] = []
@@ -134,7 +135,6 @@ def deployment(tmp_path: Path) -> Iterator[Deployment]:
         CAIRN_EMBEDDING_PROVIDER="tests.indexing.fakes.HashEmbeddingProvider",
     )
     try:
-        pg.migrate(env)  # the release step, once
         setup = subprocess.run(
             [sys.executable, "manage.py", "shell", "-c", SETUP],
             cwd=ROOT,
@@ -162,7 +162,7 @@ def deployment(tmp_path: Path) -> Iterator[Deployment]:
                 process.kill()
         redis.stop()
         with contextlib.suppress(RuntimeError):
-            pg.stop("immediate")
+            pg.discard()  # its folder too: left in /tmp by every run before
 
 
 async def _socket_turn(d: Deployment, port: int, text: str) -> list[dict[str, Any]]:

@@ -33,15 +33,13 @@ import json
 import uuid
 from django.test import Client
 from apps.accounts.services import api_token_create
-from apps.chat.services import conversation_create
 from tests.factories import UserFactory
 user = UserFactory(email=f"drill-{uuid.uuid4().hex}@example.com")
 client = Client()
 client.force_login(user)
-conversation = conversation_create(user=user)
 cookie = client.cookies["sessionid"].value
 _, token = api_token_create(user=user, name="drill")
-print(json.dumps({"cookie": cookie, "conversation": str(conversation.id), "token": token}))
+print(json.dumps({"cookie": cookie, "token": token}))
 """
 
 
@@ -128,17 +126,17 @@ async def turn(ws: Any, text: str, timeout: float = 90) -> Told:
 class Site:
     pg: StandalonePostgres
     port: int
-    env: dict[str, str]
     log: Path
+    cookie: str
+    token: str
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def site(tmp_path_factory: pytest.TempPathFactory, migrated_postgres: Path) -> Iterator[Site]:
     """The standalone PostgreSQL, migrated, and the site on it: once for the drills."""
     root = tmp_path_factory.mktemp("drills")
-    with standalone_postgres(root / "pg") as pg:
+    with standalone_postgres(root / "pg", copy_of=migrated_postgres) as pg:
         env = {**process_env(), "DATABASE_URL": pg.url}
-        pg.migrate(env)
         log = root / "site.log"
         with running_site(
             lifespan=False,
@@ -148,25 +146,36 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
             CAIRN_OFFLINE_WORD_DELAY="0.05",
             CAIRN_CHAT_RATE_LIMIT="1000/60",
         ) as port:
-            yield Site(pg, port, env, log)
+            # The drills' user, logged in (made through Django on the standalone database:
+            # the test's own database is not the site's).
+            made = subprocess.run(
+                [sys.executable, "manage.py", "shell", "-c", SETUP],
+                cwd=ROOT,
+                env=env,
+                check=False,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert made.returncode == 0, made.stderr[-3000:]
+            ids = json.loads(made.stdout.strip().splitlines()[-1])
+            yield Site(pg, port, log, ids["cookie"], ids["token"])
 
 
 @pytest.fixture
-def drill(site: Site) -> Drill:
-    """A user of the site, logged in, with a new conversation (made through Django on the
-    standalone database: the test's own database is not the site's)."""
-    made = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", SETUP],
-        cwd=ROOT,
-        env=site.env,
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
+def drill(site: Site, request: pytest.FixtureRequest) -> Drill:
+    """A conversation of its own for each drill, started through the API (a title makes
+    it a new one), whose rows the drill reads."""
+    request_new = urllib.request.Request(
+        f"http://127.0.0.1:{site.port}/api/v1/conversations/",
+        data=json.dumps({"title": request.node.name[:200]}).encode(),
+        headers={"Authorization": f"Token {site.token}", "Content-Type": "application/json"},
+        method="POST",
     )
-    assert made.returncode == 0, made.stderr[-3000:]
-    ids = json.loads(made.stdout.strip().splitlines()[-1])
-    return Drill(site.pg, site.port, ids["cookie"], ids["conversation"], site.log, ids["token"])
+    with urllib.request.urlopen(request_new, timeout=60) as response:  # noqa: S310
+        assert response.status == 201
+        conversation = json.loads(response.read())["id"]
+    return Drill(site.pg, site.port, site.cookie, conversation, site.log, site.token)
 
 
 def test_a_ten_second_database_stop_never_says_saved_for_what_was_not(drill: Drill) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import websockets
 from channels_redis.core import RedisChannelLayer
+from django.conf import settings
 from django.test import Client
 
 from apps.accounts.consumers import user_group_name
@@ -24,7 +25,9 @@ from tests.factories import UserFactory
 from tests.processes import running_site, start_redis
 
 # A person reads for a while between turns; channels_redis's reads are 5 s long, and
-# before the fix every idle socket died within 10 s.
+# before the fix every idle socket died within 10 s. The idle must outlast the layer's
+# read timeout with a blocking read in flight (checked against the settings in the
+# test), and spans a websocket keep-alive ping (20 s in uvicorn and the client).
 IDLE_SECONDS = 30
 # The close codes after which the page gives up instead of reconnecting.
 FINAL_CLOSE_CODES = (4401, 4404)
@@ -96,6 +99,8 @@ def _answers(conversation: Conversation) -> list[str]:
 def test_idle_chat_and_events_sockets_still_answer_after_30_seconds(
     redis_url: str, tmp_path: Path
 ) -> None:
+    layer_host = settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"][0]
+    assert layer_host["socket_timeout"] + RedisChannelLayer.brpop_timeout < IDLE_SECONDS
     user, conversation, cookie = _logged_in()
 
     async def scenario(port: int) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,16 +32,13 @@ from apps.facts.models import ProjectFact
 from apps.memory.actions import MEMORY_OFF
 from apps.projects.services import project_ensure_personal
 from tests.factories import UserFactory
-from tests.processes import running_site
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(scope="module")
-def site(django_db_setup: None) -> Iterator[str]:
-    """One server for the module; each test's rows are its own (flushed between tests)."""
-    with running_site() as port:
-        yield f"http://127.0.0.1:{port}/mcp/"
+@pytest.fixture
+def site(site_port: int) -> str:
+    return f"http://127.0.0.1:{site_port}/mcp/"
 
 
 @dataclass

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.db import close_old_connections
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.transport_security import TransportSecuritySettings
@@ -51,10 +52,17 @@ async def _run(ctx: Context, work: Any) -> str:
     tool error the client's model can read."""
 
     def call() -> str:
+        # Around each call, as Django does around a request: the pool thread's connection
+        # is let go (CONN_MAX_AGE) and never kept past a database restart. Kept, it held a
+        # connection per thread for ever, and after a restart every tool on that thread
+        # failed with "the connection is closed" until the process was restarted.
+        close_old_connections()
         try:
             return str(work(_memory(ctx)))
         except MemoryRefusal as refusal:  # the argument at fault, then why
             raise ToolError(refusal.sentence()) from refusal
+        finally:
+            close_old_connections()
 
     return await sync_to_async(call, thread_sensitive=False)()
 
