@@ -49,7 +49,6 @@ from ._queries import (
     nearest,
     period_plan,
     search_session,
-    similarities,
     text_rankings_in_session,
     user_chunks,
     user_claims,
@@ -105,7 +104,7 @@ def hybrid_search(
         )
         fused = rankings.fused(FUSION)[:wanted]
         similar = [*rankings.vector, *rankings.period]
-        hits = _hits(fused, [*similar, *_similarities(fused, rankings)], rankings.text())
+        hits = _hits(fused, similar, rankings.text(), rankings.query_vector)
         if not evidence_only:
             break
         kept = [hit for hit in hits if hit.evidence]
@@ -153,17 +152,6 @@ def evidence_search(
     return hits
 
 
-def _similarities(fused: Sequence[tuple[Candidate, float]], rankings: Rankings) -> list[Candidate]:
-    """The cosine similarity of the hits found by words alone, so that every hit has one
-    and a caller's cite threshold applies to all alike (issue 17): a passage that only
-    shares a word with the question is not cited for it."""
-    if rankings.query_vector is None:
-        return []
-    known = {(c.kind, c.id) for c in [*rankings.vector, *rankings.period]}
-    missing = [c for c, _ in fused if (c.kind, c.id) not in known]
-    return similarities(missing, rankings.query_vector)
-
-
 def hybrid_rankings(
     *,
     user: User,
@@ -178,10 +166,11 @@ def hybrid_rankings(
     scopes = _scopes(user, project, kinds, exclude_message_ids)
     turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids)
     # Full-text search needs neither the embedding nor the vector results: its two
-    # rankings run beside, each on its own connection (on a large account each costs
-    # about as much as embedding and vector search together: bench/bench_search.py).
-    turns_result = run_beside(text_rankings_in_session, turns, query, depth)
-    windows_result = run_beside(text_rankings_in_session, windows, query, depth)
+    # rankings run beside, together on a connection of their own (they share the query's
+    # terms, and each of their statements serves both: on two cores a thread each only
+    # made them compete with the embedding and the vector search, bench/bench_search.py).
+    lexicals = [turns] if windows is None else [turns, windows]
+    text_result = run_beside(text_rankings_in_session, lexicals, query, depth)
     if vector is None:
         vector = get_embedding_provider().embed_query(query)
     dated = [kind for kind in kinds if kind in CHUNK_KINDS]
@@ -198,8 +187,13 @@ def hybrid_rankings(
     # The period first: run here, inside a caller's transaction, its settings (a longer
     # HNSW candidate list) are then replaced by the text rankings' usual ones.
     by_period = period_result()
+    by_turn, *by_window = text_result()
     return Rankings(
-        by_vector, turns_result(), windows_result(), query_vector=vector, period=by_period
+        by_vector,
+        by_turn,
+        by_window[0] if by_window else [],
+        query_vector=vector,
+        period=by_period,
     )
 
 
