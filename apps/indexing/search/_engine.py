@@ -31,7 +31,6 @@ from django.utils import timezone
 from apps.core.concurrency import run_beside
 
 from ..embeddings import Vector, get_embedding_provider
-from ..models import Chunk
 from ._bm25 import Collection
 from ._evidence import hidden_message_ids, relevant
 from ._fusion import FUSION, Fusion, Rankings
@@ -44,14 +43,12 @@ from ._queries import (
     Scope,
     VectorPlan,
     bm25_ranking,
-    compile_scopes,
-    compile_window_scope,
+    chunk_scope,
+    claim_scope,
     nearest,
     period_plan,
     search_session,
     text_rankings_in_session,
-    user_chunks,
-    user_claims,
     vector_plan,
 )
 
@@ -212,12 +209,14 @@ def _said_in(
     was mostly outside every other list's top ten). A file counts by the date it tells
     (``Document.dated_at``); claims are left out: when they were stored says nothing of
     when what they tell happened."""
-    said_then = {"said_at__gte": period.start, "said_at__lt": period.end}
-    chunks = user_chunks(
-        user=user, project=project, kinds=kinds, exclude_message_ids=exclude_message_ids
-    ).filter(**said_then)
-    [scope] = compile_scopes(chunks, None)
-    plan = period_plan(scope, Chunk.objects.filter(user=user, **said_then))
+    scope = chunk_scope(
+        user_id=user.pk,
+        project_id=project.pk if project else None,
+        kinds=kinds,
+        exclude_message_ids=exclude_message_ids,
+        said_between=(period.start, period.end),
+    )
+    plan = period_plan(scope, user_id=user.pk, said_between=(period.start, period.end))
     with search_session(["chunk"]):
         return nearest([scope], vector, depth, plan)
 
@@ -283,15 +282,19 @@ def _scopes(
     if unknown:
         raise ValueError(f"unknown kinds {sorted(unknown)}; known: {', '.join(KINDS)}")
     chunk_kinds = [kind for kind in kinds if kind in CHUNK_KINDS]
-    chunks = (
-        user_chunks(
-            user=user, project=project, kinds=chunk_kinds, exclude_message_ids=exclude_message_ids
+    scopes = []
+    if chunk_kinds:
+        scopes.append(
+            chunk_scope(
+                user_id=user.pk,
+                project_id=project.pk if project else None,
+                kinds=chunk_kinds,
+                exclude_message_ids=exclude_message_ids,
+            )
         )
-        if chunk_kinds
-        else None
-    )
-    claims = user_claims(user=user) if "claim" in kinds else None
-    return compile_scopes(chunks, claims)
+    if "claim" in kinds:
+        scopes.append(claim_scope(user_id=user.pk))
+    return scopes
 
 
 def _lexical(
@@ -305,11 +308,15 @@ def _lexical(
     turns = Lexical(scopes, _collection(user, project, kinds))
     if "message" not in kinds:
         return turns, None
-    messages = user_chunks(
-        user=user, project=project, kinds=["message"], exclude_message_ids=exclude_message_ids
+    messages = chunk_scope(
+        user_id=user.pk,
+        project_id=project.pk if project else None,
+        kinds=["message"],
+        exclude_message_ids=exclude_message_ids,
+        windows=True,
     )
     windows = Lexical(
-        [compile_window_scope(messages)],
+        [messages],
         _collection(user, project, ["window"]),
         "window_vector",
     )
