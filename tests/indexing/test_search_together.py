@@ -1,16 +1,23 @@
-"""Statements that serve several of a search's rankings at once (issue 31's speed work) give
-each ranking exactly what it gives alone: a hybrid search's turns and windows are ranked by
-BM25 together, and nothing of another account ever enters either."""
+"""A hybrid search's work shared out for speed (issue 31) gives each ranking exactly what it
+gives alone: its turns and windows are ranked by BM25 together, in shared statements, and the
+claims' vector search runs after them on their thread; nothing of another account ever
+enters any of them."""
 
 from __future__ import annotations
 
 import random
+import threading
+from typing import Any
 
 import pytest
 
 from apps.accounts.models import User
 from apps.claims.models import Claim
+from apps.core.concurrency import run_beside
+from apps.indexing import embeddings
 from apps.indexing.models import Chunk
+from apps.indexing.search import _engine as search
+from apps.indexing.search import hybrid_search
 from apps.indexing.search._engine import KINDS, _lexical, _scopes
 from apps.indexing.search._queries import (
     Candidate,
@@ -24,6 +31,7 @@ from apps.indexing.services.postings import postings_pack
 from apps.projects.models import Project
 from apps.projects.services import project_create
 from tests.indexing.conftest import conversation_with
+from tests.indexing.fakes import HashEmbeddingProvider
 from tests.indexing.test_bm25 import add_passages, queries, vocabulary, zipf_text
 from tests.knowledge_factories import ClaimFactory
 
@@ -137,3 +145,71 @@ def test_one_ranking_reads_deeper_while_the_other_is_done(user: User, project: P
     assert together == alone
     [window] = together[1]
     assert window.id == Chunk.objects.get(message=kept).pk
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_claims_vector_search_runs_beside_with_the_same_hits(
+    user: User,
+    project: Project,
+    fake_provider: HashEmbeddingProvider,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given claims, passages and chat turns about the same things
+    rng = random.Random(5)
+    words = vocabulary(120, rng)
+    an_account(user, project, words, rng)
+    for claim in Claim.objects.filter(user=user):
+        claim.embedding = fake_provider.embed_query(claim.statement)
+        claim.save(update_fields=["embedding"])
+    asked = queries(words, rng, 12)
+
+    # When each query is searched with everything on this thread, then with the pool
+    settings.CAIRN_BESIDE_THREADS = 0
+    alone = [hybrid_search(user=user, query=query, k=20) for query in asked]
+    settings.CAIRN_BESIDE_THREADS = 2
+    searched_on: list[tuple[str, str]] = []
+    original = search.nearest
+
+    def spy(scopes: list[Any], *args: Any) -> Any:
+        searched_on.append((scopes[0].kind, threading.current_thread().name))
+        return original(scopes, *args)
+
+    monkeypatch.setattr(search, "nearest", spy)
+    beside = [hybrid_search(user=user, query=query, k=20) for query in asked]
+
+    # Then the hits are the same, score for score, and the claims' vectors were searched
+    # on a pool thread, the chunks' here
+    assert [[(h.kind, h.claim_id or h.chunk_id, h.score) for h in hits] for hits in beside] == [
+        [(h.kind, h.claim_id or h.chunk_id, h.score) for h in hits] for hits in alone
+    ]
+    assert any(hit.kind == "claim" for hits in alone for hit in hits)
+    assert {
+        thread.startswith("cairn-beside") for kind, thread in searched_on if kind == "claim"
+    } == {True}
+    assert {thread for kind, thread in searched_on if kind == "chunk"} == {"MainThread"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_embedding_leaves_no_pool_thread_waiting(
+    user: User, project: Project, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an account with claims, and an embedding model that fails
+    add_passages(project, ["bees need water"])
+    ClaimFactory(user=user, statement="I keep bees")
+    settings.CAIRN_BESIDE_THREADS = 1
+
+    class Broken:
+        def embed_query(self, text: str) -> Any:
+            raise RuntimeError("the model is gone")
+
+    monkeypatch.setattr(embeddings, "_provider", Broken())
+
+    # When a search needs the query's embedding
+    with pytest.raises(RuntimeError, match="the model is gone"):
+        hybrid_search(user=user, query="bees")
+
+    # Then the one pool thread is free again: the next piece of work runs on it (a thread
+    # left waiting for the embedding would never take it: the wait times out instead)
+    waiting = run_beside(lambda: threading.current_thread().name)
+    assert waiting(timeout=30).startswith("cairn-beside")  # type: ignore[call-arg]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -162,14 +163,31 @@ def hybrid_rankings(
     """The rankings ``hybrid_search`` fuses (the quality benchmark tunes their weights)."""
     scopes = _scopes(user, project, kinds, exclude_message_ids)
     turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids)
+    chunk_scopes = [scope for scope in scopes if scope.kind == "chunk"]
+    claim_scopes = [scope for scope in scopes if scope.kind == "claim"]
     # Full-text search needs neither the embedding nor the vector results: its two
     # rankings run beside, together on a connection of their own (they share the query's
-    # terms, and each of their statements serves both: on two cores a thread each only
-    # made them compete with the embedding and the vector search, bench/bench_search.py).
-    lexicals = [turns] if windows is None else [turns, windows]
-    text_result = run_beside(text_rankings_in_session, lexicals, query, depth)
-    if vector is None:
-        vector = get_embedding_provider().embed_query(query)
+    # terms, and each of their statements serves both), then the claims' vector search,
+    # once this thread has the query's embedding: the work is split about evenly between
+    # the two threads, where on two cores a thread for each ranking only made them
+    # compete with the embedding and the chunks' vector search (bench/bench_search.py).
+    query_vector: Future[Vector] = Future()
+    beside = run_beside(
+        _by_words_then_claims,
+        [turns] if windows is None else [turns, windows],
+        query,
+        depth,
+        claim_scopes,
+        _collection(user, None, ["claim"]),
+        query_vector,
+    )
+    try:
+        if vector is None:
+            vector = get_embedding_provider().embed_query(query)
+    except BaseException as error:
+        query_vector.set_exception(error)  # the thread beside stops waiting for it
+        raise
+    query_vector.set_result(vector)
     dated = [kind for kind in kinds if kind in CHUNK_KINDS]
     period = period_named(query, now=timezone.localtime()) if dated else None
     # A period's turns cost as much as the vector search itself (a year of a long history:
@@ -179,12 +197,16 @@ def hybrid_rankings(
         if period
         else list
     )
-    with search_session([scope.kind for scope in scopes]):
-        by_vector = nearest(scopes, vector, depth, _plan(user, project, kinds))
+    by_chunk: list[Candidate] = []
+    if chunk_scopes:
+        with search_session(["chunk"]):
+            by_chunk = nearest(chunk_scopes, vector, depth, _plan(user, project, dated))
     # The period first: run here, inside a caller's transaction, its settings (a longer
     # HNSW candidate list) are then replaced by the text rankings' usual ones.
     by_period = period_result()
-    by_turn, *by_window = text_result()
+    (by_turn, *by_window), by_claim = beside()
+    # As ``nearest`` orders one list of both kinds: by similarity, chunks first among equals.
+    by_vector = sorted([*by_chunk, *by_claim], key=lambda candidate: -candidate.value)
     return Rankings(
         by_vector,
         by_turn,
@@ -192,6 +214,24 @@ def hybrid_rankings(
         query_vector=vector,
         period=by_period,
     )
+
+
+def _by_words_then_claims(
+    lexicals: list[Lexical],
+    query: str,
+    depth: int,
+    claim_scopes: list[Scope],
+    claims: Collection,
+    query_vector: Future[Vector],
+) -> tuple[list[list[Candidate]], list[Candidate]]:
+    """The BM25 rankings, then the claims nearest to the query once its embedding is
+    there (claims are searched apart from chunks anyway: another HNSW candidate list)."""
+    by_words = text_rankings_in_session(lexicals, query, depth)
+    if not claim_scopes:
+        return by_words, []
+    vector = query_vector.result()
+    with search_session(["claim"]):
+        return by_words, nearest(claim_scopes, vector, depth, vector_plan(None, claims))
 
 
 def _said_in(
