@@ -181,22 +181,23 @@ def hybrid_rankings(
         _collection(user, None, ["claim"]),
         query_vector,
     )
+    dated = [kind for kind in kinds if kind in CHUNK_KINDS]
+    period = period_named(query, now=timezone.localtime()) if dated else None
+    # A period's turns cost as much as the vector search itself (a year of a long history:
+    # 10,000 turns compared one by one), so they are searched beside it, counted while the
+    # query is being embedded.
+    period_result = (
+        run_beside(_said_in, period, user, project, dated, exclude_message_ids, query_vector, depth)
+        if period
+        else list
+    )
     try:
         if vector is None:
             vector = get_embedding_provider().embed_query(query)
     except BaseException as error:
-        query_vector.set_exception(error)  # the thread beside stops waiting for it
+        query_vector.set_exception(error)  # the threads beside stop waiting for it
         raise
     query_vector.set_result(vector)
-    dated = [kind for kind in kinds if kind in CHUNK_KINDS]
-    period = period_named(query, now=timezone.localtime()) if dated else None
-    # A period's turns cost as much as the vector search itself (a year of a long history:
-    # 10,000 turns compared one by one), so they are searched beside it.
-    period_result = (
-        run_beside(_said_in, period, user, project, dated, exclude_message_ids, vector, depth)
-        if period
-        else list
-    )
     by_chunk: list[Candidate] = []
     if chunk_scopes:
         with search_session(["chunk"]):
@@ -240,13 +241,14 @@ def _said_in(
     project: Project | None,
     kinds: Sequence[str],
     exclude_message_ids: Sequence[uuid.UUID | str],
-    vector: Vector,
+    query_vector: Future[Vector],
     depth: int,
 ) -> list[Candidate]:
     """The chat turns said and the files written within ``period``, nearest to the query
-    first: "what did I buy in May 2024?" is about May 2024's turns and receipts, whose words
-    need not share any with the question (on the quality corpus such questions' evidence
-    was mostly outside every other list's top ten). A file counts by the date it tells
+    (its embedding: ``query_vector``, waited for once the period is counted) first: "what
+    did I buy in May 2024?" is about May 2024's turns and receipts, whose words need not
+    share any with the question (on the quality corpus such questions' evidence was mostly
+    outside every other list's top ten). A file counts by the date it tells
     (``Document.dated_at``); claims are left out: when they were stored says nothing of
     when what they tell happened."""
     scope = chunk_scope(
@@ -256,9 +258,9 @@ def _said_in(
         exclude_message_ids=exclude_message_ids,
         said_between=(period.start, period.end),
     )
-    plan = period_plan(scope, user_id=user.pk, said_between=(period.start, period.end))
     with search_session(["chunk"]):
-        return nearest([scope], vector, depth, plan)
+        plan = period_plan(scope, user_id=user.pk, said_between=(period.start, period.end))
+        return nearest([scope], query_vector.result(), depth, plan)
 
 
 def vector_search(
