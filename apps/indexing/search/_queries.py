@@ -49,9 +49,16 @@ CHUNK_KINDS = ("document", "message")
 # enable_seqscan off: every search query has an index to use (HNSW, the postings' key, the
 # user's btree), and the planner's guess of how many rows match is often far off; a
 # sequential scan hoping to meet enough matches early can read the whole table instead.
+# enable_bitmapscan off and no parallel workers: checking a ranking's best rows against a
+# project's scope by id, the planner ANDed a bitmap of the project's every row (100,000 on
+# bench_search's account) with the ids' and launched two workers for it: 14 ms where
+# looking the ids up by key takes 2 (a chat turn's evidence search checks 344 ids, twice).
+# The searches' own reads are index scans either way.
 SEARCH_SETTINGS_SQL = (
     "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-    "set_config('hnsw.ef_search', %s, true), set_config('enable_seqscan', 'off', true)"
+    "set_config('hnsw.ef_search', %s, true), set_config('enable_seqscan', 'off', true), "
+    "set_config('enable_bitmapscan', 'off', true), "
+    "set_config('max_parallel_workers_per_gather', '0', true)"
 )
 
 
