@@ -401,8 +401,8 @@ def prepare_saved(
     # Claims, facts and the history are gathered beside the search of files and past chats
     # (on another thread and connection, when no transaction is open): they share nothing
     # but the query. The search runs here, so that its own rankings run beside each other
-    # too (a pool thread runs what it would put beside itself in turn: bench/bench_chat.py,
-    # 30 ms of a turn's 60 when the search ran on the pool).
+    # too: a pool thread runs what it would put beside itself in turn (on bench_chat.py's
+    # account the search took 34-58 ms on a pool thread, 18 here, on a loaded machine).
     gathered = run_beside(
         _memory_facts_history,
         user=user,
