@@ -41,7 +41,7 @@ from apps.indexing.embeddings import Vector
 from apps.indexing.search import SearchHit, hidden_message_ids, quotable
 
 from .lists import list_sections
-from .memory import gather_memory
+from .memory import StandingMemory, auto_claims, memory_items, standing_memory
 from .saving import FailedAfterSave, NotSaved, failure_in_words
 from .types import (
     MAX_MESSAGE_CHARS,
@@ -320,27 +320,26 @@ def history_turns(*, conversation: Conversation, message: Message) -> list[ChatT
     return [*turns, ChatTurn(role="user", content=message.content)]
 
 
-def _memory_facts_history(
+def _standing_facts_history(
     *,
     user: User,
     conversation: Conversation,
     request: TurnRequest,
     message: Message,
-    resolutions: Sequence[ReferenceResolution],
     query: str,
     query_vector: Vector | None,
-) -> tuple[list[MemoryItem], tuple[list[ProjectFact], int], list[ChatTurn]]:
-    """Steps 5 and 6's claims and facts, and the conversation's history for the model."""
-    memory = gather_memory(
+) -> tuple[StandingMemory, tuple[list[ProjectFact], int], list[ChatTurn]]:
+    """The claims a turn brings in whatever the search finds, the facts, and the
+    conversation's history for the model."""
+    standing = standing_memory(
         user=user,
         conversation=conversation,
-        resolutions=resolutions,
         attached_claim_ids=request.attached_claim_ids,
-        query_vector=query_vector,
         query=query,
+        query_vector=query_vector,
     )
     facts = relevant_facts(conversation=conversation, query=request.text, message=message)
-    return memory, facts, history_turns(conversation=conversation, message=message)
+    return standing, facts, history_turns(conversation=conversation, message=message)
 
 
 def prepare_turn(
@@ -399,17 +398,17 @@ def prepare_saved(
     if query != request.text:
         query_vector = embed_query(query)
     # Claims, facts and the history are gathered beside the search of files and past chats
-    # (on another thread and connection, when no transaction is open): they share nothing
+    # (on other threads and connections, when no transaction is open): they share nothing
     # but the query. The search runs here, so that its own rankings run beside each other
     # too: a pool thread runs what it would put beside itself in turn (on bench_chat.py's
     # account the search took 34-58 ms on a pool thread, 18 here, on a loaded machine).
-    gathered = run_beside(
-        _memory_facts_history,
+    auto_found = run_beside(auto_claims, user, query, query_vector)
+    rest_found = run_beside(
+        _standing_facts_history,
         user=user,
         conversation=conversation,
         request=request,
         message=message,
-        resolutions=resolutions,
         query=query,
         query_vector=query_vector,
     )
@@ -422,7 +421,8 @@ def prepare_saved(
         message=message,
         query_vector=query_vector,
     )
-    memory, (facts, topic_count), history = gathered()
+    standing, (facts, topic_count), history = rest_found()
+    memory = memory_items(resolutions, auto_found(), standing)
     fact_counts = FactCounts(
         stored=fact_counts.stored,
         updated=fact_counts.updated,
