@@ -305,13 +305,13 @@ def test_text_rankings_run_beside_with_the_same_results(
     alone = hybrid_search(user=user, query="Lisbon trip budget basil")
     settings.CAIRN_BESIDE_THREADS = 2  # type: ignore[attr-defined]
     ran_on: list[str] = []
-    original = search.text_rankings_in_session
+    original = search.bm25_rankings
 
     def spy(*args: Any) -> Any:
         ran_on.append(threading.current_thread().name)
         return original(*args)
 
-    monkeypatch.setattr(search, "text_rankings_in_session", spy)
+    monkeypatch.setattr(search, "bm25_rankings", spy)
     beside = hybrid_search(user=user, query="Lisbon trip budget basil")
 
     # The turns' and the windows' rankings, together on one pool thread.

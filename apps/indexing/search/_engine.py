@@ -44,12 +44,12 @@ from ._queries import (
     Scope,
     VectorPlan,
     bm25_ranking,
+    bm25_rankings,
     chunk_scope,
     claim_scope,
     nearest,
     period_plan,
     search_session,
-    text_rankings_in_session,
     vector_plan,
 )
 
@@ -226,12 +226,15 @@ def _by_words_then_claims(
     query_vector: Future[Vector],
 ) -> tuple[list[list[Candidate]], list[Candidate]]:
     """The BM25 rankings, then the claims nearest to the query once its embedding is
-    there (claims are searched apart from chunks anyway: another HNSW candidate list)."""
-    by_words = text_rankings_in_session(lexicals, query, depth)
-    if not claim_scopes:
-        return by_words, []
-    vector = query_vector.result()
-    with search_session(["claim"]):
+    there (claims are searched apart from chunks anyway: another HNSW candidate list), in
+    one search session: full-text search reads none of its HNSW settings, so they are the
+    claims'."""
+    kinds = ["claim"] if claim_scopes else [s.kind for lexical in lexicals for s in lexical.scopes]
+    with search_session(kinds):
+        by_words = bm25_rankings(lexicals, query, depth)
+        if not claim_scopes:
+            return by_words, []
+        vector = query_vector.result()
         return by_words, nearest(claim_scopes, vector, depth, vector_plan(None, claims))
 
 

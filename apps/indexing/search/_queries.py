@@ -479,15 +479,3 @@ def ids_array(ids: Iterable[object]) -> str:
     """Ids as one PostgreSQL array literal: psycopg's adapter builds a list in Python
     element by element, which cost more than the statement reading it."""
     return "{" + ",".join(map(str, ids)) + "}"
-
-
-def text_rankings_in_session(
-    lexicals: Sequence[Lexical], query: str, limit: int
-) -> list[list[Candidate]]:
-    """``bm25_rankings`` in a search session of its own (for ``run_beside``): a hybrid
-    search runs its turns' and its windows' rankings together on a pool thread."""
-    kinds = [scope.kind for lexical in lexicals for scope in lexical.scopes]
-    if not kinds:
-        return [[] for _ in lexicals]
-    with search_session(kinds):
-        return bm25_rankings(lexicals, query, limit)
