@@ -149,7 +149,12 @@ def main() -> None:
         owner = User.objects.get(email=owner_email)
         label = "10,000 claims"
     conversation = conversation_create(user=owner, title="overhead bench")
-    samples = asyncio.run(_overhead(owner, conversation, args.turns))
+    try:
+        samples = asyncio.run(_overhead(owner, conversation, args.turns))
+    finally:
+        # The account is bench_search.py's too: its turns would be indexed by the next
+        # worker (bench_import.py's) and change what later runs search.
+        conversation.delete()
     _django.report(f"turn overhead to first delta ({label})", samples[5:], 60)
 
     User.objects.filter(email__startswith="load-").delete()

@@ -89,7 +89,12 @@ def ensure_dated_turns(email: str) -> None:
     from apps.indexing.models import Chunk
 
     user = User.objects.get(email=email)
-    if Chunk.objects.filter(user=user, message__isnull=False).count() == DATED_TURNS:
+    # Only the bench's own rows count: bench_chat.py chats as this user, and its turns,
+    # once a worker indexes them, are chunks of messages too (counting those made every
+    # later run turn another 20,000 passages into chat turns).
+    if Chunk.objects.filter(user=user, embedding_model=MODEL, message__isnull=False).count() == (
+        DATED_TURNS
+    ):
         _windows(user)
         return
     started = time.perf_counter()
@@ -145,7 +150,7 @@ def _windows(user: Any) -> None:
     from apps.indexing.models import Chunk
 
     turns = list(
-        Chunk.objects.filter(user=user, message__isnull=False)
+        Chunk.objects.filter(user=user, embedding_model=MODEL, message__isnull=False)
         .order_by("said_at")
         .values_list("id", "text", "said_at", "context")
     )

@@ -46,8 +46,12 @@ def conversation_messages(*, conversation: Conversation) -> QuerySet[Message]:
 def conversation_recent_messages(
     *, conversation: Conversation, limit: int = 20, before_order: int | None = None
 ) -> list[Message]:
-    """The last ``limit`` complete or partial messages, oldest first: the model's history."""
-    messages = conversation.messages.exclude(status=Message.Status.FAILED)
+    """The last ``limit`` complete or partial messages, oldest first: the model's history,
+    who said what (every turn reads it: the rest of a message, its sources and notices, cost
+    more to load than the query)."""
+    messages = conversation.messages.exclude(status=Message.Status.FAILED).only(
+        "id", "conversation_id", "role", "content", "status", "order"
+    )
     if before_order is not None:
         messages = messages.filter(order__lt=before_order)
     return list(reversed(messages.order_by("-order")[:limit]))

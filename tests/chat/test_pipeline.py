@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from apps.accounts.models import User
 from apps.chat.llm import OfflineProvider
@@ -143,6 +145,25 @@ def test_a_ranked_list_updates_facts_and_a_claim_reference_in_one_message(user: 
     assert prepared.fact_counts.stored == 1
     assert [r.identifier for r in prepared.resolutions] == ["claim_1"]
     assert prepared.memory[0].claim.id == claim.id
+
+
+def test_references_are_stored_with_the_message_and_none_cost_no_update(user: User) -> None:
+    claim_create(user=user, statement="I hold crypto long term")
+    conversation = conversation_create(user=user)
+
+    referring = prepare_turn(
+        user=user, conversation=conversation, request=TurnRequest(text="see #1 please")
+    )
+    with CaptureQueriesContext(connection) as queries:
+        plain = prepare_turn(
+            user=user, conversation=conversation, request=TurnRequest(text="and the weather?")
+        )
+
+    stored = Message.objects.get(pk=referring.user_message.pk).references
+    assert [(r["identifier"], r["kind"]) for r in stored] == [("claim_1", "number")]
+    assert Message.objects.get(pk=plain.user_message.pk).references == []
+    updates = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("UPDATE")]
+    assert not any('"references"' in sql for sql in updates)
 
 
 class RecordingOffline(OfflineProvider):

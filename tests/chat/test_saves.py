@@ -77,7 +77,7 @@ async def test_a_failure_after_the_commit_says_the_message_was_saved(
     def broken(**kwargs: Any) -> None:
         raise OperationalError("the connection dropped")
 
-    monkeypatch.setattr("apps.chat.pipeline.prepare.record_references", broken)
+    monkeypatch.setattr("apps.chat.pipeline.prepare.record_notices", broken)
     user, conversation = await _conversation()
     ws = await connect(user, conversation.id)
 

@@ -294,7 +294,7 @@ def test_text_rankings_run_beside_with_the_same_results(
     settings: object,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Outside a transaction the full-text rankings run on pool threads while this one
+    """Outside a transaction the full-text rankings run on a pool thread while this one
     embeds and searches by vector; the hits are those of running everything here."""
     import threading
 
@@ -305,18 +305,18 @@ def test_text_rankings_run_beside_with_the_same_results(
     alone = hybrid_search(user=user, query="Lisbon trip budget basil")
     settings.CAIRN_BESIDE_THREADS = 2  # type: ignore[attr-defined]
     ran_on: list[str] = []
-    original = search.text_rankings_in_session
+    original = search.bm25_rankings
 
     def spy(*args: Any) -> Any:
         ran_on.append(threading.current_thread().name)
         return original(*args)
 
-    monkeypatch.setattr(search, "text_rankings_in_session", spy)
+    monkeypatch.setattr(search, "bm25_rankings", spy)
     beside = hybrid_search(user=user, query="Lisbon trip budget basil")
 
-    # The turns' and the windows' rankings, each on a pool thread.
-    assert len(ran_on) == 2
-    assert all(name.startswith("cairn-beside") for name in ran_on)
+    # The turns' and the windows' rankings, together on one pool thread.
+    assert len(ran_on) == 1
+    assert ran_on[0].startswith("cairn-beside")
     assert [(h.kind, h.chunk_id, h.score) for h in beside] == [
         (h.kind, h.chunk_id, h.score) for h in alone
     ]

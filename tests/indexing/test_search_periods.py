@@ -14,7 +14,7 @@ from apps.chat.models import Message
 from apps.chat.services import conversation_set_archived
 from apps.indexing.models import Chunk
 from apps.indexing.search._engine import KINDS, hybrid_rankings, hybrid_search
-from apps.indexing.search._queries import compile_scopes, period_plan, user_chunks
+from apps.indexing.search._queries import chunk_scope, period_plan
 from apps.indexing.services import documents_upload, message_index, messages_index
 from apps.projects.models import Project
 from apps.projects.services import project_create, project_ensure_personal
@@ -133,13 +133,12 @@ def test_a_long_period_is_searched_by_the_index(user: User, project: Project) ->
     """Up to ``CAIRN_SEARCH_EXACT_ROWS_SMALL`` rows are compared one by one; beyond, the HNSW
     index serves the period as it serves a large account, and finds the same turn."""
     _, bike, _ = said(user, project, PURCHASES)
-    chunks = user_chunks(user=user, project=None, kinds=["message"]).filter(said_at__year=2024)
-    [scope] = compile_scopes(chunks, None)
-    said_then = Chunk.objects.filter(user=user, said_at__year=2024)
+    year = (datetime(2024, 1, 1, tzinfo=UTC), datetime(2025, 1, 1, tzinfo=UTC))
+    scope = chunk_scope(user_id=user.pk, project_id=None, kinds=["message"], said_between=year)
 
-    assert period_plan(scope, said_then).exact == ("chunk",)
+    assert period_plan(scope, user_id=user.pk, said_between=year).exact == ("chunk",)
     with override_settings(CAIRN_SEARCH_EXACT_ROWS_SMALL=2):
-        plan = period_plan(scope, said_then)
+        plan = period_plan(scope, user_id=user.pk, said_between=year)
     assert plan.exact == ()
     assert dict(plan.ef_search)["chunk"] > 0
 
@@ -161,12 +160,16 @@ def test_a_period_is_counted_in_the_scope_searched_before_it_leaves_exact_search
     [archived] = said(user, project, [PURCHASES[1]])
     conversation_set_archived(conversation=archived.conversation, archived=True)
     said(other_user, project_ensure_personal(user=other_user), [PURCHASES[1]] * 3)
-    may = {"said_at__year": 2024, "said_at__month": 5}
+    may = (datetime(2024, 5, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC))
 
     def plan(in_project: Project | None) -> tuple[str, ...]:
-        turns = user_chunks(user=user, project=in_project, kinds=["message"]).filter(**may)
-        [scope] = compile_scopes(turns, None)
-        return period_plan(scope, Chunk.objects.filter(user=user, **may)).exact
+        scope = chunk_scope(
+            user_id=user.pk,
+            project_id=in_project.pk if in_project else None,
+            kinds=["message"],
+            said_between=may,
+        )
+        return period_plan(scope, user_id=user.pk, said_between=may).exact
 
     assert plan(project) == ("chunk",)  # one live turn of the user's four: compared exactly
     assert plan(None) == ()  # three live turns: by the index

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -91,6 +92,40 @@ def waiting_claims(
     ]
 
 
+@dataclass(frozen=True)
+class StandingMemory:
+    """The claims a turn brings in whatever the search finds: attached, pinned globally and
+    in the conversation (newest first), and the user's own claims waiting for review."""
+
+    attached: list[LeanClaim]
+    pinned: list[LeanClaim]
+    conversation_pinned: list[LeanClaim]
+    waiting: list[tuple[LeanClaim, float | None]]
+
+
+def standing_memory(
+    *,
+    user: User,
+    conversation: Conversation,
+    attached_claim_ids: Sequence[uuid.UUID],
+    query: str,
+    query_vector: Vector | None = None,
+) -> StandingMemory:
+    return StandingMemory(
+        attached=claims_usable_lean(user=user, ids=list(attached_claim_ids)),
+        pinned=lean_claims(claims_pinned(user=user).order_by("-updated_at"), limit=50),
+        conversation_pinned=lean_claims(
+            claims_usable(user=user)
+            .filter(pinned_in_conversations=conversation)
+            .order_by("-updated_at"),
+            limit=50,
+        ),
+        waiting=waiting_claims(
+            user=user, conversation=conversation, query=query, query_vector=query_vector
+        ),
+    )
+
+
 def gather_memory(
     *,
     user: User,
@@ -101,6 +136,25 @@ def gather_memory(
     token_budget: int = DEFAULT_MEMORY_TOKEN_BUDGET,
     query_vector: Vector | None = None,
 ) -> list[MemoryItem]:
+    auto = auto_claims(user, query, query_vector)
+    standing = standing_memory(
+        user=user,
+        conversation=conversation,
+        attached_claim_ids=attached_claim_ids,
+        query=query,
+        query_vector=query_vector,
+    )
+    return memory_items(resolutions, auto, standing, token_budget)
+
+
+def memory_items(
+    resolutions: Sequence[ReferenceResolution],
+    auto: Sequence[tuple[LeanClaim, float | None]],
+    standing: StandingMemory,
+    token_budget: int = DEFAULT_MEMORY_TOKEN_BUDGET,
+) -> list[MemoryItem]:
+    """The turn's memory by priority, each claim once, within the budget (a turn fetches
+    ``auto`` and ``standing`` side by side: ``gather_memory`` fetches them in turn)."""
     items: list[MemoryItem] = []
     seen: set[uuid.UUID] = set()
 
@@ -124,35 +178,16 @@ def gather_memory(
 
     for resolution in resolutions:
         add(resolution.claims, resolution.label, 0)
-    add(claims_usable_lean(user=user, ids=list(attached_claim_ids)), "ATTACHED", 1)
-    auto = auto_claims(user, query, query_vector)
+    add(standing.attached, "ATTACHED", 1)
     scores = {claim.id: score for claim, score in auto}
-    add(
-        lean_claims(claims_pinned(user=user).order_by("-updated_at"), limit=50),
-        "GLOBAL PINNED",
-        2,
-        scores,
-    )
-    add(
-        lean_claims(
-            claims_usable(user=user)
-            .filter(pinned_in_conversations=conversation)
-            .order_by("-updated_at"),
-            limit=50,
-        ),
-        "CONV PINNED",
-        3,
-        scores,
-    )
+    add(standing.pinned, "GLOBAL PINNED", 2, scores)
+    add(standing.conversation_pinned, "CONV PINNED", 3, scores)
     add([claim for claim, _ in auto], "AUTO", 4, scores)
-    waiting = waiting_claims(
-        user=user, conversation=conversation, query=query, query_vector=query_vector
-    )
     add(
-        [claim for claim, _ in waiting],
+        [claim for claim, _ in standing.waiting],
         WAITING_LABEL,
         5,
-        {claim.id: score for claim, score in waiting},
+        {claim.id: score for claim, score in standing.waiting},
     )
     # Pinned means background (issue 28): a pinned claim the question is not about is
     # standing context for the model, not a source of this answer.

@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import psycopg
 from django.db import connection
+from django.db.backends.utils import CursorWrapper
 
 from ..lexical_triggers import ZERO_UUID
 
@@ -64,12 +66,22 @@ def idf(rows: int, frequency: int) -> float:
 
 def query_terms(query: str, collection: Collection) -> Terms:
     """The lexemes of ``query`` that occur in ``collection``, weighed by its statistics."""
-    keys, key_params = _project_filter(collection)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "WITH q AS (SELECT DISTINCT lexeme AS term "  # noqa: S608 - fragments from this module, values as parameters
-            "FROM unnest(to_tsvector('english', %s))) "
-            "SELECT (SELECT coalesce(sum(rows), 0) FROM indexing_lexical_collection "
+    return each_query_terms(query, [collection])[0]
+
+
+def each_query_terms(query: str, collections: Sequence[Collection]) -> list[Terms]:
+    """``query_terms`` for each of ``collections`` (a hybrid search's turns and windows),
+    in one statement: the query is parsed once and every collection's statistics read in
+    the same round trip."""
+    if not collections:
+        return []
+    parts: list[str] = []
+    params: list[Any] = [query[:QUERY_MAX_CHARS]]
+    for index, collection in enumerate(collections):
+        keys, key_params = _project_filter(collection)
+        parts.append(
+            "SELECT %s, "  # noqa: S608 - fragments from this module, values as parameters
+            "(SELECT coalesce(sum(rows), 0) FROM indexing_lexical_collection "
             f"  WHERE user_id = %s AND kind = ANY(%s) {keys}), "
             "(SELECT coalesce(sum(tokens), 0) FROM indexing_lexical_collection "
             f"  WHERE user_id = %s AND kind = ANY(%s) {keys}), "
@@ -77,13 +89,20 @@ def query_terms(query: str, collection: Collection) -> Terms:
             "  JOIN LATERAL (SELECT sum(t.rows) AS rows FROM indexing_lexical_term AS t "
             "  WHERE t.user_id = %s AND t.term = q.term "
             f"  AND t.kind = ANY(%s) {keys.replace('project_key', 't.project_key')}) AS f "
-            "  ON f.rows > 0)",
-            [
-                query[:QUERY_MAX_CHARS],
-                *([collection.user_id, list(collection.kinds), *key_params] * 3),
-            ],
+            "  ON f.rows > 0)"
         )
-        rows, tokens, frequencies = cursor.fetchone()
+        params += [index, *([collection.user_id, list(collection.kinds), *key_params] * 3)]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "WITH q AS (SELECT DISTINCT lexeme AS term "
+            "FROM unnest(to_tsvector('english', %s))) " + " UNION ALL ".join(parts),
+            params,
+        )
+        found = {int(index): rest for index, *rest in cursor.fetchall()}
+    return [_terms(*found[index]) for index in range(len(collections))]
+
+
+def _terms(rows: int, tokens: int, frequencies: Any) -> Terms:
     if isinstance(frequencies, str):  # json arrives parsed or not, by driver setting
         frequencies = json.loads(frequencies)
     weighed = sorted(
@@ -192,57 +211,99 @@ def chunk_scores(collection: Collection, kinds: Sequence[int], terms: Terms) -> 
     NumPy sums them per chunk: the scores summing the posting rows in SQL gives (up to
     the last bits of a float: the terms may be added in another order), several times
     faster on a common term's tens of thousands of postings."""
+    return each_chunk_scores([Scoring(collection, tuple(kinds), terms)])[0]
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """One ``chunk_scores`` request: whose chunks, which of their postings, which terms."""
+
+    collection: Collection
+    kinds: tuple[int, ...]
+    terms: Terms
+
+
+def each_chunk_scores(requests: Sequence[Scoring]) -> list[Scores]:
+    """``chunk_scores`` of each request (a hybrid search's turns and windows) in one
+    statement, one snapshot: the pack state and the stale chunks are read once per
+    user."""
+    if not requests:
+        return []
+    users = list(dict.fromkeys(request.collection.user_id for request in requests))
+    ctes: list[str] = []
+    params: list[Any] = []
+    for n, user in enumerate(users):
+        ctes += [
+            f"st{n} AS MATERIALIZED (SELECT coalesce((SELECT through FROM "  # noqa: S608 - fragments from this module, values as parameters
+            "  indexing_posting_pack_state WHERE user_id = %s), 0) AS through)",
+            # Every marked chunk is left out of the packs; only those not deleted have
+            # postings to read (a document indexed again marks all its old chunks).
+            f"stale{n} AS MATERIALIZED (SELECT "  # noqa: S608 - fragments from this module, values as parameters
+            "  coalesce(array_agg(DISTINCT s.chunk_id), '{}') AS ids, "
+            "  coalesce(array_agg(DISTINCT s.chunk_id) FILTER (WHERE NOT s.gone), '{}') AS live "
+            "  FROM indexing_posting_stale AS s WHERE s.user_id = %s "
+            f"  AND s.chunk_id <= (SELECT through FROM st{n}))",
+        ]
+        params += [user, user]
+    parts: list[str] = []
+    part_params: list[Any] = []
+    for index, request in enumerate(requests):
+        terms = "SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(term, idf)"
+        ctes.append(f"q{index} AS ({terms})")
+        params += [request.terms.terms, request.terms.idfs]
+        sql, sql_params = _scoring_parts(index, users.index(request.collection.user_id), request)
+        parts.append(sql)
+        part_params += sql_params
+    with _binary_cursor() as cursor:
+        cursor.execute(
+            f"WITH {', '.join(ctes)} {' UNION ALL '.join(parts)}", [*params, *part_params]
+        )
+        rows = cursor.fetchall()
+    return [
+        _scores([row[1:] for row in rows if row[0] == index], request.terms)
+        for index, request in enumerate(requests)
+    ]
+
+
+def _scoring_parts(index: int, user_index: int, request: Scoring) -> tuple[str, list[Any]]:
+    """One request's rows, told apart by the second column: 0 a pack, 1 posting rows (as
+    arrays), 2 the stale chunk ids (to drop from the packs). The range and list conditions
+    on chunk_id keep each read of posting rows to its index range."""
+    collection = request.collection
     project = ""
     project_params: list[Any] = []
     if collection.project_id is not None:
         project = "AND {t}.project_id = %s"
         project_params = [collection.project_id]
-    user, kinds_list = collection.user_id, list(kinds)
-    # Four parts, told apart by the first column: 0 a pack, 1 posting rows (as arrays),
-    # 2 the stale chunk ids (to drop from the packs). The range and list conditions on chunk_id keep
-    # each read of posting rows to its index range.
+    user, kinds, q = collection.user_id, list(request.kinds), f"q{index}"
+    through = f"(SELECT through FROM st{user_index})"  # noqa: S608 - fragments from this module, values as parameters
+    stale = f"stale{user_index}"
     sql = (
-        "WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(term, idf)), "  # noqa: S608 - fragments from this module, values as parameters
-        "st AS MATERIALIZED (SELECT coalesce((SELECT through FROM "
-        "  indexing_posting_pack_state WHERE user_id = %s), 0) AS through), "
-        # Every marked chunk is left out of the packs; only those not deleted have
-        # postings to read (a document indexed again marks all its old chunks).
-        "stale AS MATERIALIZED (SELECT coalesce(array_agg(DISTINCT s.chunk_id), '{}') AS ids, "
-        "  coalesce(array_agg(DISTINCT s.chunk_id) FILTER (WHERE NOT s.gone), '{}') AS live "
-        "  FROM indexing_posting_stale AS s WHERE s.user_id = %s "
-        "  AND s.chunk_id <= (SELECT through FROM st)) "
-        "SELECT 0, q.idf, k.chunk_ids, k.tfs, k.lengths FROM q "
+        f"SELECT {index}, 0, q.idf, k.chunk_ids, k.tfs, k.lengths FROM {q} AS q "  # noqa: S608 - fragments from this module, values as parameters
         "  JOIN indexing_posting_pack AS k ON k.user_id = %s AND k.term = q.term "
         f"  AND k.kind = ANY(%s::smallint[]) {project.format(t='k')} "
         # Packs count only with their state (written together; never one without the
         # other, but a pack read with "through" 0 would be counted twice).
-        "  AND (SELECT through FROM st) > 0 "
+        f"  AND {through} > 0 "
         "UNION ALL "
-        f"SELECT 1, q.idf, {_packed('p')} FROM q JOIN indexing_chunk_posting AS p "
+        f"SELECT {index}, 1, q.idf, {_packed('p')} FROM {q} AS q "
+        "  JOIN indexing_chunk_posting AS p "
         "  ON p.user_id = %s AND p.term = q.term AND p.kind = ANY(%s::smallint[]) "
-        f"  {project.format(t='p')} AND p.chunk_id > (SELECT through FROM st) "
+        f"  {project.format(t='p')} AND p.chunk_id > {through} "
         "  GROUP BY q.term, q.idf "
         "UNION ALL "
-        f"SELECT 1, q.idf, {_packed('p')} FROM q JOIN indexing_chunk_posting AS p "
+        f"SELECT {index}, 1, q.idf, {_packed('p')} FROM {q} AS q "
+        "  JOIN indexing_chunk_posting AS p "
         "  ON p.user_id = %s AND p.term = q.term AND p.kind = ANY(%s::smallint[]) "
-        f"  {project.format(t='p')} AND p.chunk_id = ANY((SELECT live FROM stale)::bigint[]) "
+        f"  {project.format(t='p')} AND p.chunk_id = ANY((SELECT live FROM {stale})::bigint[]) "
         "  GROUP BY q.term, q.idf "
         "UNION ALL "
-        "SELECT 2, NULL, array_send((SELECT ids FROM stale)), NULL, NULL"
+        f"SELECT {index}, 2, NULL, array_send((SELECT ids FROM {stale})), NULL, NULL"
     )
-    params: list[Any] = [
-        terms.terms,
-        terms.idfs,
-        user,
-        user,
-        user,
-        kinds_list,
-        *project_params,
-        *([user, kinds_list, *project_params] * 2),
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+    return sql, [*([user, kinds, *project_params] * 3)]
+
+
+def _scores(rows: list[Any], terms: Terms) -> Scores:
     stale = next((_array(ids, ">i8") for part, _, ids, _, _ in rows if part == 2), _NONE)
     packed: list[tuple[np.ndarray, np.ndarray]] = []
     read_now: list[tuple[np.ndarray, np.ndarray]] = []
@@ -259,6 +320,30 @@ def chunk_scores(collection: Collection, kinds: Sequence[int], terms: Terms) -> 
 
 
 _NONE = np.empty(0, dtype=np.int64)
+
+
+class _BinaryResults(psycopg.Cursor[Any]):
+    """Results in PostgreSQL's binary format: a pack arrives as its bytes, where Django's
+    cursors (text format) have the server write it as hex and the client read that back,
+    twice the bytes (a query's postings are hundreds of kilobytes; measured on
+    bench/bench_search.py's account: 0.3 instead of 0.7 ms of the client's time a search,
+    and the server's share too). Never prepared on the server: each statement is planned
+    for its own values, as Django's statements are."""
+
+    def execute(self, query: Any, params: Any = None, **_: Any) -> _BinaryResults:  # type: ignore[override]
+        super().execute(query, params, prepare=False, binary=True)
+        return self
+
+
+def _binary_cursor() -> CursorWrapper:
+    """A ``_BinaryResults`` cursor wrapped as Django wraps its own (errors as Django's,
+    statements logged where Django logs them)."""
+    connection.ensure_connection()
+    connection.validate_thread_sharing()
+    cursor = _BinaryResults(connection.connection)
+    if connection.queries_logged:
+        return connection.make_debug_cursor(cursor)  # type: ignore[arg-type]
+    return connection.make_cursor(cursor)  # type: ignore[arg-type]
 
 
 def _packed(table: str) -> str:

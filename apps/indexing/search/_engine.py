@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -40,7 +41,6 @@ from apps.core.concurrency import run_beside
 
 from ..embeddings import Vector, get_embedding_provider
 from ..mentions import AskedNames
-from ..models import Chunk
 from ._aggregation import fusion_for
 from ._bm25 import Collection
 from ._diversity import POOL, Key, cosines, diversified, vectors_of
@@ -56,15 +56,12 @@ from ._queries import (
     Scope,
     VectorPlan,
     bm25_ranking,
-    compile_scopes,
-    compile_window_scope,
+    bm25_rankings,
+    chunk_scope,
+    claim_scope,
     nearest,
     period_plan,
     search_session,
-    similarities,
-    text_rankings_in_session,
-    user_chunks,
-    user_claims,
     vector_plan,
 )
 
@@ -131,7 +128,13 @@ def hybrid_search(
                 limit=wanted,
             )[:wanted]
         similar = [*rankings.vector, *rankings.period, *rankings.about]
-        hits = _hits(fused, [*similar, *_similarities(fused, rankings, vectors)], rankings.text())
+        if vectors is not None and rankings.query_vector is not None:
+            # The diversity read the hits' vectors already: the similarity of those found
+            # by words alone comes from them, not from another statement in ``_hits``.
+            known = {(c.kind, c.id) for c in similar}
+            missing = [c for c, _ in fused if (c.kind, c.id) not in known]
+            similar += cosines(missing, vectors, rankings.query_vector)
+        hits = _hits(fused, similar, rankings.text(), rankings.query_vector)
         if not evidence_only:
             break
         # Diversified after the evidence rule: an answer of Cairn's quoting a turn would
@@ -181,24 +184,6 @@ def evidence_search(
     return hits
 
 
-def _similarities(
-    fused: Sequence[tuple[Candidate, float]],
-    rankings: Rankings,
-    vectors: Mapping[Key, np.ndarray] | None = None,
-) -> list[Candidate]:
-    """The cosine similarity of the hits found by words alone, so that every hit has one
-    and a caller's cite threshold applies to all alike (issue 17): a passage that only
-    shares a word with the question is not cited for it. From the hits' ``vectors`` when
-    they were read already."""
-    if rankings.query_vector is None:
-        return []
-    known = {(c.kind, c.id) for c in [*rankings.vector, *rankings.period, *rankings.about]}
-    missing = [c for c, _ in fused if (c.kind, c.id) not in known]
-    if vectors is not None:
-        return cosines(missing, vectors, rankings.query_vector)
-    return similarities(missing, rankings.query_vector)
-
-
 def _diverse_hits(
     hits: list[SearchHit], vectors: Mapping[Key, np.ndarray] | None, fusion: Fusion, limit: int
 ) -> list[SearchHit]:
@@ -227,15 +212,28 @@ def hybrid_rankings(
     """The rankings ``hybrid_search`` fuses (the quality benchmark tunes their weights)."""
     scopes = _scopes(user, project, kinds, exclude_message_ids)
     turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids)
+    chunk_scopes = [scope for scope in scopes if scope.kind == "chunk"]
+    claim_scopes = [scope for scope in scopes if scope.kind == "claim"]
     # Full-text search needs neither the embedding nor the vector results: its two
-    # rankings run beside, each on its own connection (on a large account each costs
-    # about as much as embedding and vector search together: bench/bench_search.py).
-    turns_result = run_beside(text_rankings_in_session, turns, query, depth)
-    windows_result = run_beside(text_rankings_in_session, windows, query, depth)
-    # The passages about whom the query names need no vector of the query's (they are
-    # compared with the query without the names): started beside the rest at once. A
-    # query without a capitalised word costs nothing here.
+    # rankings run beside, together on a connection of their own (they share the query's
+    # terms, and each of their statements serves both), then the claims' vector search,
+    # once this thread has the query's embedding: the work is split about evenly between
+    # the two threads, where on two cores a thread for each ranking only made them
+    # compete with the embedding and the chunks' vector search (bench/bench_search.py).
+    query_vector: Future[Vector] = Future()
+    beside = run_beside(
+        _by_words_then_claims,
+        [turns] if windows is None else [turns, windows],
+        query,
+        depth,
+        claim_scopes,
+        _collection(user, None, ["claim"]),
+        query_vector,
+    )
     dated = [kind for kind in kinds if kind in CHUNK_KINDS]
+    # The passages about whom the query names (``entities``) are compared with the query
+    # without the names, a vector of their own: started beside the rest at once. A query
+    # without a capitalised word costs nothing here.
     names = names_asked(query) if dated else AskedNames()
     about_result = (
         run_beside(
@@ -251,29 +249,61 @@ def hybrid_rankings(
         if names
         else list
     )
-    if vector is None:
-        vector = get_embedding_provider().embed_query(query)
     period = period_named(query, now=timezone.localtime()) if dated else None
     # A period's turns cost as much as the vector search itself (a year of a long history:
-    # 10,000 turns compared one by one), so they are searched beside it.
+    # 10,000 turns compared one by one), so they are searched beside it, counted while the
+    # query is being embedded.
     period_result = (
-        run_beside(_said_in, period, user, project, dated, exclude_message_ids, vector, depth)
+        run_beside(_said_in, period, user, project, dated, exclude_message_ids, query_vector, depth)
         if period
         else list
     )
-    with search_session([scope.kind for scope in scopes]):
-        by_vector = nearest(scopes, vector, depth, _plan(user, project, kinds))
+    try:
+        if vector is None:
+            vector = get_embedding_provider().embed_query(query)
+    except BaseException as error:
+        query_vector.set_exception(error)  # the threads beside stop waiting for it
+        raise
+    query_vector.set_result(vector)
+    by_chunk: list[Candidate] = []
+    if chunk_scopes:
+        with search_session(["chunk"]):
+            by_chunk = nearest(chunk_scopes, vector, depth, _plan(user, project, dated))
     # The period first: run here, inside a caller's transaction, its settings (a longer
     # HNSW candidate list) are then replaced by the text rankings' usual ones.
     by_period, by_about = period_result(), about_result()
+    (by_turn, *by_window), by_claim = beside()
+    # As ``nearest`` orders one list of both kinds: by similarity, chunks first among equals.
+    by_vector = sorted([*by_chunk, *by_claim], key=lambda candidate: -candidate.value)
     return Rankings(
         by_vector,
-        turns_result(),
-        windows_result(),
+        by_turn,
+        by_window[0] if by_window else [],
         query_vector=vector,
         period=by_period,
         about=by_about,
     )
+
+
+def _by_words_then_claims(
+    lexicals: list[Lexical],
+    query: str,
+    depth: int,
+    claim_scopes: list[Scope],
+    claims: Collection,
+    query_vector: Future[Vector],
+) -> tuple[list[list[Candidate]], list[Candidate]]:
+    """The BM25 rankings, then the claims nearest to the query once its embedding is
+    there (claims are searched apart from chunks anyway: another HNSW candidate list), in
+    one search session: full-text search reads none of its HNSW settings, so they are the
+    claims'."""
+    kinds = ["claim"] if claim_scopes else [s.kind for lexical in lexicals for s in lexical.scopes]
+    with search_session(kinds):
+        by_words = bm25_rankings(lexicals, query, depth)
+        if not claim_scopes:
+            return by_words, []
+        vector = query_vector.result()
+        return by_words, nearest(claim_scopes, vector, depth, vector_plan(None, claims))
 
 
 def _said_in(
@@ -282,23 +312,26 @@ def _said_in(
     project: Project | None,
     kinds: Sequence[str],
     exclude_message_ids: Sequence[uuid.UUID | str],
-    vector: Vector,
+    query_vector: Future[Vector],
     depth: int,
 ) -> list[Candidate]:
     """The chat turns said and the files written within ``period``, nearest to the query
-    first: "what did I buy in May 2024?" is about May 2024's turns and receipts, whose words
-    need not share any with the question (on the quality corpus such questions' evidence
-    was mostly outside every other list's top ten). A file counts by the date it tells
+    (its embedding: ``query_vector``, waited for once the period is counted) first: "what
+    did I buy in May 2024?" is about May 2024's turns and receipts, whose words need not
+    share any with the question (on the quality corpus such questions' evidence was mostly
+    outside every other list's top ten). A file counts by the date it tells
     (``Document.dated_at``); claims are left out: when they were stored says nothing of
     when what they tell happened."""
-    said_then = {"said_at__gte": period.start, "said_at__lt": period.end}
-    chunks = user_chunks(
-        user=user, project=project, kinds=kinds, exclude_message_ids=exclude_message_ids
-    ).filter(**said_then)
-    [scope] = compile_scopes(chunks, None)
-    plan = period_plan(scope, Chunk.objects.filter(user=user, **said_then))
+    scope = chunk_scope(
+        user_id=user.pk,
+        project_id=project.pk if project else None,
+        kinds=kinds,
+        exclude_message_ids=exclude_message_ids,
+        said_between=(period.start, period.end),
+    )
     with search_session(["chunk"]):
-        return nearest([scope], vector, depth, plan)
+        plan = period_plan(scope, user_id=user.pk, said_between=(period.start, period.end))
+        return nearest([scope], query_vector.result(), depth, plan)
 
 
 def vector_search(
@@ -362,15 +395,19 @@ def _scopes(
     if unknown:
         raise ValueError(f"unknown kinds {sorted(unknown)}; known: {', '.join(KINDS)}")
     chunk_kinds = [kind for kind in kinds if kind in CHUNK_KINDS]
-    chunks = (
-        user_chunks(
-            user=user, project=project, kinds=chunk_kinds, exclude_message_ids=exclude_message_ids
+    scopes = []
+    if chunk_kinds:
+        scopes.append(
+            chunk_scope(
+                user_id=user.pk,
+                project_id=project.pk if project else None,
+                kinds=chunk_kinds,
+                exclude_message_ids=exclude_message_ids,
+            )
         )
-        if chunk_kinds
-        else None
-    )
-    claims = user_claims(user=user) if "claim" in kinds else None
-    return compile_scopes(chunks, claims)
+    if "claim" in kinds:
+        scopes.append(claim_scope(user_id=user.pk))
+    return scopes
 
 
 def _lexical(
@@ -384,11 +421,15 @@ def _lexical(
     turns = Lexical(scopes, _collection(user, project, kinds))
     if "message" not in kinds:
         return turns, None
-    messages = user_chunks(
-        user=user, project=project, kinds=["message"], exclude_message_ids=exclude_message_ids
+    messages = chunk_scope(
+        user_id=user.pk,
+        project_id=project.pk if project else None,
+        kinds=["message"],
+        exclude_message_ids=exclude_message_ids,
+        windows=True,
     )
     windows = Lexical(
-        [compile_window_scope(messages)],
+        [messages],
         _collection(user, project, ["window"]),
         "window_vector",
     )

@@ -83,14 +83,11 @@ def fuse(
 ) -> list[tuple[Candidate, float]]:
     """Weighted reciprocal rank fusion: each ``(ranking, weight)`` adds
     ``weight / (k + rank)`` to the score of every item in it."""
-    scores: dict[tuple[str, object], float] = {}
     first_seen: dict[tuple[str, object], Candidate] = {}
-    for ranking, weight in rankings:
-        for rank, candidate in enumerate(ranking, start=1):
-            key = (candidate.kind, candidate.id)
-            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
-            first_seen.setdefault(key, candidate)
-    ordered = sorted(scores.items(), key=lambda item: -item[1])
+    for ranking, _ in rankings:
+        for candidate in ranking:
+            first_seen.setdefault((candidate.kind, candidate.id), candidate)
+    ordered = sorted(_rank_scores(*rankings, k=k).items(), key=lambda item: -item[1])
     return [(first_seen[key], score) for key, score in ordered]
 
 
@@ -131,11 +128,13 @@ def fuse_scores(
     # by rank fusion of the whole lists.
     heads = [(ranking[:head], weight) for ranking, weight in rankings]
     in_heads = _rank_scores(*heads, k=k)
-    overall = _rank_scores(*rankings, k=k)
     found_at: dict[tuple[str, object], int] = {}
     for ranking, _ in heads:
         for candidate in ranking:
             found_at.setdefault((candidate.kind, candidate.id), len(found_at))
+    # Only items past every head are ordered by the whole lists (none when the lists are
+    # no deeper than the head, as a search for ten hits reads them).
+    overall = _rank_scores(*rankings, k=k) if len(found_at) < len(scores) else {}
 
     def order(item: tuple[tuple[str, object], float]) -> tuple[float, float, float, int]:
         key, score = item
@@ -149,7 +148,13 @@ def fuse_scores(
 def _rank_scores(
     *rankings: tuple[Sequence[Candidate], float], k: int
 ) -> dict[tuple[str, object], float]:
-    return {(c.kind, c.id): score for c, score in fuse(*rankings, k=k)}
+    """Each item's reciprocal rank fusion score, in the order the items first appear."""
+    scores: dict[tuple[str, object], float] = {}
+    for ranking, weight in rankings:
+        for rank, candidate in enumerate(ranking, start=1):
+            key = (candidate.kind, candidate.id)
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
+    return scores
 
 
 # How the rankings are fused, chosen on the tuning half of the quality corpus (mean of

@@ -10,12 +10,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db import connection
+
 from apps.claims.models import Claim
 
+from ..embeddings import Vector
 from ..models import Chunk, Document
 from ..turns import TurnSaid, turn_source
 from ._evidence import is_evidence, turn_title
-from ._queries import Candidate
+from ._queries import Candidate, ids_array, vector_literal
 from ._quoting import quotable
 
 EXCERPT_CHARS = 300
@@ -52,14 +55,48 @@ class SearchHit:
     evidence: bool = True
 
 
-# What a hit shows (``_claim_hit``, ``_chunk_hit``), and no more: every search fetches its
-# hits, and building the rows' other columns (vectors, tsvectors, a turn's context) cost a
-# millisecond of the search's thirty (bench/bench_search.py).
-_CLAIM_FIELDS = ("id", "number", "friendly_id", "statement", "created_at")
-_CHUNK_FIELDS = (
-    *("id", "document_id", "message_id", "project_id", "chunk_index", "start", "end"),
-    *("text", "created_at"),
-    *("document__id", "document__path", "document__indexed_at", "document__chunk_count"),
+@dataclass(frozen=True)
+class _ClaimRow:
+    id: uuid.UUID
+    number: int
+    statement: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class _ChunkRow:
+    id: int
+    message_id: uuid.UUID | None
+    project_id: uuid.UUID | None
+    chunk_index: int
+    start: int
+    end: int
+    text: str
+    created_at: datetime
+    document_id: uuid.UUID | None
+    document_path: str | None
+    document_indexed_at: datetime | None
+    document_chunk_count: int | None
+
+
+# What a hit shows (``_claim_hit``, ``_passage_hit``, ``_turn_hit``), and no more: every
+# search fetches its hits, claims and chunks (with their files) in one statement, as plain
+# rows (building models and compiling querysets cost more than the statement itself:
+# bench/bench_search.py).
+_HITS_SQL = (
+    "SELECT 'claim', c.id::text, c.number, c.statement, c.created_at, NULL::uuid, NULL::uuid, "  # noqa: S608 - tables from code, values as parameters
+    "  NULL::integer, NULL::integer, NULL::integer, NULL::uuid, NULL::text, NULL::timestamptz, "
+    "  NULL::integer, CASE WHEN c.id = ANY(%s::uuid[]) AND c.embedding IS NOT NULL "
+    "  THEN 1 - (c.embedding <=> %s::vector) END "
+    f"FROM {Claim._meta.db_table} AS c WHERE c.id = ANY(%s::uuid[]) "
+    "UNION ALL "
+    "SELECT 'chunk', k.id::text, NULL, k.text, k.created_at, k.message_id, k.project_id, "
+    '  k.chunk_index, k.start, k."end", d.id, d.path, d.indexed_at, d.chunk_count, '
+    "  CASE WHEN k.id = ANY(%s::bigint[]) AND k.embedding IS NOT NULL "
+    "  THEN 1 - (k.embedding <=> %s::vector) END "
+    f"FROM {Chunk._meta.db_table} AS k "
+    f"LEFT JOIN {Document._meta.db_table} AS d ON d.id = k.document_id "
+    "WHERE k.id = ANY(%s::bigint[])"
 )
 
 
@@ -67,19 +104,18 @@ def _hits(
     fused: Sequence[tuple[Candidate, float]],
     by_vector: Iterable[Candidate],
     by_text: Iterable[Candidate],
+    query_vector: Vector | None = None,
 ) -> list[SearchHit]:
+    """The hits of ``fused``, best first. Each has its cosine similarity from
+    ``by_vector``, or else, when ``query_vector`` is given, computed from its row (fetched
+    in the same statement): every hit has one, so that a caller's cite threshold applies to
+    all alike (issue 17) and a passage that only shares a word with the question is not
+    cited for it."""
     similarity = {(c.kind, c.id): c.value for c in by_vector}
     rank = {(c.kind, c.id): c.value for c in by_text}
-    claims = Claim.objects.only(*_CLAIM_FIELDS).in_bulk(
-        [c.id for c, _ in fused if c.kind == "claim"]
-    )
-    # Unordered: a chunk's default order follows its message into the chat's tables.
-    chunks = (
-        Chunk.objects.select_related("document")
-        .only(*_CHUNK_FIELDS)
-        .order_by()
-        .in_bulk([c.id for c, _ in fused if c.kind == "chunk"])
-    )
+    missing = [c for c, _ in fused if (c.kind, c.id) not in similarity]
+    claims, chunks, computed = _rows(fused, missing, query_vector)
+    similarity.update(computed)
     # A chat turn's words, speaker and conversation are the chat's: asked of it (DESIGN §2).
     turn_ids = [chunk.message_id for chunk in chunks.values() if chunk.message_id is not None]
     turns = turn_source().said(message_ids=turn_ids) if turn_ids else {}
@@ -102,7 +138,51 @@ def _hits(
     return hits
 
 
-def _claim_hit(claim: Claim, **common: float | None) -> SearchHit:
+def _rows(
+    fused: Sequence[tuple[Candidate, float]],
+    missing: Sequence[Candidate],
+    query_vector: Vector | None,
+) -> tuple[
+    dict[uuid.UUID, _ClaimRow], dict[int, _ChunkRow], dict[tuple[str, int | uuid.UUID], float]
+]:
+    """The rows of the ranked claims and chunks, and the cosine similarity of those of
+    ``missing`` that have an embedding (when there is a ``query_vector``)."""
+    if not fused:
+        return {}, {}, {}
+    literal = vector_literal(query_vector) if query_vector is not None else None
+    unknown = [] if literal is None else missing
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _HITS_SQL,
+            [
+                ids_array(c.id for c in unknown if c.kind == "claim"),
+                literal,
+                ids_array(c.id for c, _ in fused if c.kind == "claim"),
+                ids_array(c.id for c in unknown if c.kind == "chunk"),
+                literal,
+                ids_array(c.id for c, _ in fused if c.kind == "chunk"),
+            ],
+        )
+        rows = cursor.fetchall()
+    claims, chunks, computed = {}, {}, {}
+    for kind, pk, number, text, created_at, *chunk_columns, similarity in rows:
+        if kind == "claim":
+            claim = _ClaimRow(uuid.UUID(pk), number, text, created_at)
+            claims[claim.id] = claim
+            key: tuple[str, int | uuid.UUID] = ("claim", claim.id)
+        else:
+            message_id, project_id, index, start, end, *document = chunk_columns
+            chunk = _ChunkRow(
+                int(pk), message_id, project_id, index, start, end, text, created_at, *document
+            )
+            chunks[chunk.id] = chunk
+            key = ("chunk", chunk.id)
+        if similarity is not None:
+            computed[key] = float(similarity)
+    return claims, chunks, computed
+
+
+def _claim_hit(claim: _ClaimRow, **common: float | None) -> SearchHit:
     return SearchHit(
         kind="claim",
         claim_id=claim.id,
@@ -115,26 +195,27 @@ def _claim_hit(claim: Claim, **common: float | None) -> SearchHit:
     )
 
 
-def _passage_hit(chunk: Chunk, **common: float | None) -> SearchHit:
-    document = chunk.document
-    assert document is not None  # a chunk is of exactly one document or message
+def _passage_hit(chunk: _ChunkRow, **common: float | None) -> SearchHit:
+    # A chunk is of exactly one document or message.
+    assert chunk.document_id is not None
+    assert chunk.document_path is not None
     return SearchHit(
         kind="document",
         chunk_id=chunk.id,
-        document_id=document.id,
-        document_path=document.path,
+        document_id=chunk.document_id,
+        document_path=chunk.document_path,
         start=chunk.start,
         end=chunk.end,
         project_id=chunk.project_id,
-        title=_passage_title(document, chunk),
+        title=_passage_title(chunk),
         excerpt=_excerpt(chunk.text),
         text=chunk.text,
-        created_at=document.indexed_at or chunk.created_at,
+        created_at=chunk.document_indexed_at or chunk.created_at,
         **common,  # type: ignore[arg-type]
     )
 
 
-def _turn_hit(chunk: Chunk, turn: TurnSaid, **common: float | None) -> SearchHit:
+def _turn_hit(chunk: _ChunkRow, turn: TurnSaid, **common: float | None) -> SearchHit:
     # Quoted without another answer's citation markers or footer (issue 28).
     passage = quotable(turn.content[chunk.start : chunk.end])
     title = turn_title(
@@ -165,12 +246,13 @@ def _turn_hit(chunk: Chunk, turn: TurnSaid, **common: float | None) -> SearchHit
     )
 
 
-def _passage_title(document: Document, chunk: Chunk) -> str:
+def _passage_title(chunk: _ChunkRow) -> str:
     """The file's path, and which of its passages this is when it has several (two
     passages of one file cited in one answer would otherwise look the same)."""
-    if document.chunk_count <= 1:
-        return document.path
-    return f"{document.path}, passage {chunk.chunk_index + 1} of {document.chunk_count}"
+    count = chunk.document_chunk_count or 0
+    if count <= 1:
+        return str(chunk.document_path)
+    return f"{chunk.document_path}, passage {chunk.chunk_index + 1} of {count}"
 
 
 def _excerpt(text: str) -> str:

@@ -10,10 +10,12 @@ rows are a small share of the table gets fewer results than asked for, or none.
 
 from __future__ import annotations
 
+import functools
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -26,12 +28,14 @@ from ..embeddings import Vector
 from ..models import Chunk
 from ._bm25 import (
     Collection,
+    Scores,
+    Scoring,
     Terms,
-    chunk_scores,
     claim_postings_sql,
     collection_rows_sql,
+    each_chunk_scores,
+    each_query_terms,
     posting_kinds,
-    query_terms,
 )
 
 if TYPE_CHECKING:
@@ -45,9 +49,16 @@ CHUNK_KINDS = ("document", "message")
 # enable_seqscan off: every search query has an index to use (HNSW, the postings' key, the
 # user's btree), and the planner's guess of how many rows match is often far off; a
 # sequential scan hoping to meet enough matches early can read the whole table instead.
+# enable_bitmapscan off and no parallel workers: checking a ranking's best rows against a
+# project's scope by id, the planner ANDed a bitmap of the project's every row (100,000 on
+# bench_search's account) with the ids' and launched two workers for it: 14 ms where
+# looking the ids up by key takes 2 (a chat turn's evidence search checks 344 ids, twice).
+# The searches' own reads are index scans either way.
 SEARCH_SETTINGS_SQL = (
     "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-    "set_config('hnsw.ef_search', %s, true), set_config('enable_seqscan', 'off', true)"
+    "set_config('hnsw.ef_search', %s, true), set_config('enable_seqscan', 'off', true), "
+    "set_config('enable_bitmapscan', 'off', true), "
+    "set_config('max_parallel_workers_per_gather', '0', true)"
 )
 
 
@@ -137,6 +148,77 @@ def compile_window_scope(messages: QuerySet[Chunk]) -> Scope:
     return Scope("chunk", sql, tuple(params))
 
 
+def chunk_scope(
+    *,
+    user_id: int,
+    project_id: uuid.UUID | None,
+    kinds: Sequence[str],
+    exclude_message_ids: Sequence[uuid.UUID | str] = (),
+    said_between: tuple[datetime, datetime] | None = None,
+    windows: bool = False,
+) -> Scope:
+    """The scope ``compile_scopes`` (``compile_window_scope`` for ``windows``) makes of
+    ``user_chunks`` — said within ``said_between`` when given — without building and
+    compiling the queryset again: each shape of search (with a project or not, the kinds,
+    how many turns left out, a period or not) is compiled once, with stand-in values, and
+    then bound to each search's own. Compiling cost a millisecond of every search, before
+    anything could run beside it (bench/bench_search.py)."""
+    excluded = tuple(uuid.UUID(str(pk)) for pk in exclude_message_ids)
+    sql, template = _chunk_template(
+        project_id is not None, tuple(kinds), len(excluded), said_between is not None, windows
+    )
+    values: dict[Any, Any] = {_USER: user_id, _PROJECT: project_id}
+    values.update(zip(_stand_ins(len(excluded)), excluded, strict=True))
+    if said_between is not None:
+        values.update({_START: said_between[0], _END: said_between[1]})
+    return Scope("chunk", sql, tuple(values.get(param, param) for param in template))
+
+
+def claim_scope(*, user_id: int) -> Scope:
+    """``compile_scopes`` of ``user_claims``, compiled once (as ``chunk_scope``)."""
+    sql, template = _claim_template()
+    return Scope("claim", sql, tuple(user_id if param == _USER else param for param in template))
+
+
+# Stand-in values no row has, each a parameter of its own in a compiled scope: a user, a
+# project, the turns left out, a period's ends.
+_USER = -(2**62) - 31
+_PROJECT = uuid.UUID(int=(0x31 << 120) + 1)
+_START = datetime(1, 1, 2, tzinfo=UTC)
+_END = datetime(1, 1, 3, tzinfo=UTC)
+
+
+def _stand_ins(count: int) -> list[uuid.UUID]:
+    return [uuid.UUID(int=(0x31 << 120) + 2 + n) for n in range(count)]
+
+
+@functools.lru_cache(maxsize=256)
+def _chunk_template(
+    project: bool, kinds: tuple[str, ...], excluded: int, dated: bool, windows: bool
+) -> tuple[str, tuple[Any, ...]]:
+    from apps.accounts.models import User
+    from apps.projects.models import Project
+
+    chunks = user_chunks(
+        user=User(pk=_USER),
+        project=Project(pk=_PROJECT) if project else None,
+        kinds=kinds,
+        exclude_message_ids=_stand_ins(excluded),
+    )
+    if dated:
+        chunks = chunks.filter(said_at__gte=_START, said_at__lt=_END)
+    scope = compile_window_scope(chunks) if windows else compile_scopes(chunks, None)[0]
+    return scope.sql, scope.params
+
+
+@functools.lru_cache(maxsize=1)
+def _claim_template() -> tuple[str, tuple[Any, ...]]:
+    from apps.accounts.models import User
+
+    [scope] = compile_scopes(None, user_claims(user=User(pk=_USER)))
+    return scope.sql, scope.params
+
+
 @dataclass(frozen=True)
 class VectorPlan:
     """How each kind of candidate is searched (``vector_plan``): ``exact`` kinds compare
@@ -189,27 +271,6 @@ def vector_literal(vector: Vector) -> str:
     return "[" + ",".join(map(str, vector.tolist())) + "]"
 
 
-def similarities(candidates: Sequence[Candidate], vector: Vector) -> list[Candidate]:
-    """The cosine similarity of each of ``candidates`` (claims and chunks, already the
-    user's) that has an embedding, in one statement."""
-    if not candidates:
-        return []
-    literal = vector_literal(vector)
-    lists = []
-    for kind, table, cast in (
-        ("claim", str(Claim._meta.db_table), "uuid"),
-        ("chunk", str(Chunk._meta.db_table), "bigint"),
-    ):
-        ids = [str(c.id) for c in candidates if c.kind == kind]
-        if ids:
-            sql = (
-                f"SELECT id, 1 - (embedding <=> %s::vector) AS value FROM {table} "  # noqa: S608 - scopes and tables from code, values as parameters
-                f"WHERE id = ANY(%s::{cast}[]) AND embedding IS NOT NULL"
-            )
-            lists.append((kind, sql, [literal, ids]))
-    return _union(lists)
-
-
 def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorPlan:
     """Exact search for an account's kinds of at most ``CAIRN_SEARCH_EXACT_ROWS`` rows, a
     longer HNSW candidate list for those under ``CAIRN_SEARCH_SMALL_SHARE`` of their
@@ -247,19 +308,26 @@ def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorP
     return VectorPlan(tuple(exact), tuple(ef_search))
 
 
-def period_plan(scope: Scope, said_then: QuerySet[Chunk]) -> VectorPlan:
+def period_plan(
+    scope: Scope, *, user_id: int, said_between: tuple[datetime, datetime]
+) -> VectorPlan:
     """How the rows of a stretch of time (``scope``) are searched (``subset_plan``).
 
-    ``said_then`` is the user's chunks of the period (dates only): counted first from the
-    (user, said_at) index alone, without reading a row (a year of a long history: a
-    millisecond instead of six, bench/bench_search.py), it bounds the scope's rows from
-    above, and at most the threshold settles it. Only a larger period has the scope
-    itself counted (a project's, and without archived or excluded turns)."""
+    The user's chunks said ``said_between`` are counted first from the (user, said_at)
+    index alone, without reading a row (a year of a long history: a millisecond instead of
+    six, bench/bench_search.py): they bound the scope's rows from above, and at most the
+    threshold settles it. Only a larger period has the scope itself counted (a project's,
+    and without archived or excluded turns)."""
     cap = int(settings.CAIRN_SEARCH_EXACT_ROWS_SMALL)
-    # said_at alone is selected so that the index answers without reading the rows.
-    bound = said_then.order_by().values("said_at")[: cap + 1].count()
-    if bound > cap:
-        with connection.cursor() as cursor:
+    with connection.cursor() as cursor:
+        # said_at alone is selected so that the index answers without reading the rows.
+        cursor.execute(
+            f"SELECT count(*) FROM (SELECT said_at FROM {Chunk._meta.db_table} "  # noqa: S608 - tables from code, values as parameters
+            "WHERE user_id = %s AND said_at >= %s AND said_at < %s LIMIT %s) AS rows",
+            [user_id, *said_between, cap + 1],
+        )
+        (bound,) = cursor.fetchone()
+        if bound > cap:
             cursor.execute(
                 f"SELECT count(*) FROM ({scope.sql} LIMIT %s) AS rows",  # noqa: S608 - scopes and tables from code, values as parameters
                 [*scope.params, cap + 1],
@@ -312,26 +380,46 @@ def bm25_ranking(lexical: Lexical, query: str, limit: int) -> list[Candidate]:
     """The ``limit`` rows of ``lexical`` with the best BM25 scores for ``query``, best
     first, ties by id: every row holding any of the query's terms is scored, from the
     postings (``bm25.chunk_scores``, ``bm25.claim_postings_sql``)."""
-    if not lexical.scopes:
-        return []
-    terms = query_terms(query, lexical.collection)
-    if not terms.terms:
-        return []
-    found = []
-    for scope in lexical.scopes:
-        found += _ranked_in_scope(scope, lexical, terms, limit)
+    return bm25_rankings([lexical], query, limit)[0]
+
+
+def bm25_rankings(lexicals: Sequence[Lexical], query: str, limit: int) -> list[list[Candidate]]:
+    """``bm25_ranking`` of each of ``lexicals`` (a hybrid search's turns and windows), the
+    same rankings in fewer round trips: the query's terms for every collection in one
+    statement, every chunk scope's postings in one, their checks against the scopes in
+    one."""
+    searched = [index for index, lexical in enumerate(lexicals) if lexical.scopes]
+    each_terms = each_query_terms(query, [lexicals[index].collection for index in searched])
+    found: list[list[Candidate]] = [[] for _ in lexicals]
+    chunk_lists: list[tuple[int, Scope, Scoring]] = []
+    for index, terms in zip(searched, each_terms, strict=True):
+        if not terms.terms:
+            continue
+        lexical = lexicals[index]
+        kinds = posting_kinds(lexical.collection.kinds, window=lexical.column == "window_vector")
+        for scope in lexical.scopes:
+            if scope.kind != "chunk":
+                found[index] += _claims_ranked_in_scope(scope, lexical, terms, limit)
+            elif kinds:
+                chunk_lists.append((index, scope, Scoring(lexical.collection, tuple(kinds), terms)))
+    scores = each_chunk_scores([scoring for _, _, scoring in chunk_lists])
+    ranked = _chunks_ranked_in_scopes([scope for _, scope, _ in chunk_lists], scores, limit)
+    for (index, _, _), chunks in zip(chunk_lists, ranked, strict=True):
+        found[index] += chunks
     # Ties by kind, then id: chunks' ids as numbers, claims' as text.
-    return sorted(found, key=lambda c: (-c.value, c.kind, str(c.id).zfill(36)))[:limit]
+    return [
+        sorted(candidates, key=lambda c: (-c.value, c.kind, str(c.id).zfill(36)))[:limit]
+        for candidates in found
+    ]
 
 
-def _ranked_in_scope(scope: Scope, lexical: Lexical, terms: Terms, limit: int) -> list[Candidate]:
-    """The best ``limit`` of the scope's rows. The postings know each row's owner, project
-    and kind, not the rest of the scope (an archived conversation, the turns a chat
-    excludes, a retracted claim): the best ``depth`` rows by postings are checked against
-    the scope, and when too few of them are in it, a deeper list is read."""
-    kinds = posting_kinds(lexical.collection.kinds, window=lexical.column == "window_vector")
-    if scope.kind == "chunk":
-        return _chunks_ranked_in_scope(scope, lexical, kinds, terms, limit) if kinds else []
+def _claims_ranked_in_scope(
+    scope: Scope, lexical: Lexical, terms: Terms, limit: int
+) -> list[Candidate]:
+    """The best ``limit`` of the scope's claims. The postings know each row's owner, not
+    the rest of the scope (a retracted claim): the best ``depth`` claims by postings are
+    checked against the scope, and when too few of them are in it, a deeper list is
+    read."""
     depth = 2 * limit + 20
     while True:
         sql, params = claim_postings_sql(lexical.collection, terms, depth, scope.sql, scope.params)
@@ -347,34 +435,52 @@ def _ranked_in_scope(scope: Scope, lexical: Lexical, terms: Terms, limit: int) -
         depth *= 8
 
 
-def _chunks_ranked_in_scope(
-    scope: Scope, lexical: Lexical, kinds: list[int], terms: Terms, limit: int
-) -> list[Candidate]:
-    """As ``_ranked_in_scope``, for chunks: every chunk's score comes from
-    ``chunk_scores`` (packed postings summed in NumPy), so a deeper list costs only
-    another check against the scope."""
-    scores = chunk_scores(lexical.collection, kinds, terms)
-    depth = 2 * limit + 20
-    while True:
-        best = scores.best(depth)
-        if not best:
-            return []
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT s.id FROM ({scope.sql}) AS s WHERE s.id = ANY(%s::bigint[])",  # noqa: S608 - scopes and tables from code, values as parameters
-                [*scope.params, [pk for pk, _ in best]],
-            )
-            in_scope = {row[0] for row in cursor.fetchall()}
-        ranked = [Candidate("chunk", pk, value) for pk, value in best if pk in in_scope]
-        if len(ranked) >= limit or len(best) < depth:
-            return ranked
-        depth *= 8
+def _chunks_ranked_in_scopes(
+    scopes: Sequence[Scope], scores: Sequence[Scores], limit: int
+) -> list[list[Candidate]]:
+    """The best ``limit`` chunks of each scope by its ``scores`` (``chunk_scores``: packed
+    postings summed in NumPy). The postings know each chunk's owner, project and kind, not
+    the rest of the scope (an archived conversation, the turns a chat excludes): the best
+    ``depth`` chunks are checked against the scope, all scopes in one statement, and a
+    scope that kept too few of them is read deeper (which costs only another check)."""
+    depths = [2 * limit + 20] * len(scopes)
+    ranked: list[list[Candidate]] = [[] for _ in scopes]
+    pending = list(range(len(scopes)))
+    while pending:
+        best = {index: scores[index].best(depths[index]) for index in pending}
+        checked = [index for index in pending if best[index]]
+        kept = _in_scopes([(scopes[index], [pk for pk, _ in best[index]]) for index in checked])
+        pending = []
+        for index, in_scope in zip(checked, kept, strict=True):
+            ranked[index] = [
+                Candidate("chunk", pk, value) for pk, value in best[index] if pk in in_scope
+            ]
+            if len(ranked[index]) < limit and len(best[index]) >= depths[index]:
+                depths[index] *= 8
+                pending.append(index)
+    return ranked
 
 
-def text_rankings_in_session(lexical: Lexical | None, query: str, limit: int) -> list[Candidate]:
-    """``bm25_ranking`` in a search session of its own (for ``run_beside``): a hybrid
-    search runs its turns' and its windows' rankings each on a thread of its own."""
-    if lexical is None:
+def _in_scopes(checks: Sequence[tuple[Scope, list[int]]]) -> list[set[int]]:
+    """Which of each list of chunk ids lie in its scope, in one statement."""
+    if not checks:
         return []
-    with search_session([scope.kind for scope in lexical.scopes]):
-        return bm25_ranking(lexical, query, limit)
+    statements, params = [], []
+    for index, (scope, ids) in enumerate(checks):
+        statements.append(
+            f"SELECT {index}, s.id FROM ({scope.sql}) AS s WHERE s.id = ANY(%s::bigint[])"  # noqa: S608 - scopes and tables from code, values as parameters
+        )
+        params += [*scope.params, ids_array(ids)]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(statements), params)
+        rows = cursor.fetchall()
+    found: list[set[int]] = [set() for _ in checks]
+    for index, pk in rows:
+        found[index].add(pk)
+    return found
+
+
+def ids_array(ids: Iterable[object]) -> str:
+    """Ids as one PostgreSQL array literal: psycopg's adapter builds a list in Python
+    element by element, which cost more than the statement reading it."""
+    return "{" + ",".join(map(str, ids)) + "}"

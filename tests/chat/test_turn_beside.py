@@ -1,0 +1,105 @@
+"""A chat turn's independent parts run side by side (issue 31): the claims search and the
+standing memory, facts and history on pool threads, the search of files and past chats on
+the turn's own thread (so that its rankings run beside each other too). The turn prepared
+so is the one prepared with every part in turn."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from apps.accounts.models import User
+from apps.chat.pipeline import prepare
+from apps.chat.pipeline.types import PreparedTurn, TurnRequest
+from apps.chat.services import conversation_create, conversation_pin_claim
+from apps.claims.services import claim_create
+from apps.facts.models import ProjectFact
+from apps.indexing.services import message_index
+from apps.projects.services import project_ensure_personal
+from tests.indexing.conftest import (  # noqa: F401 - fixtures
+    conversation_with,
+    real_provider,
+)
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("real_provider")]
+
+QUESTION = "How often should I water the basil on the balcony?"
+
+
+def an_account(user: User) -> None:
+    """Claims (one pinned), a fact and a past chat, all bearing on the question."""
+    home = project_ensure_personal(user=user)
+    claim_create(user=user, statement="The basil on the balcony needs water every morning")
+    claim_create(user=user, statement="I keep my garden tools in the shed", pinned=True)
+    claim_create(user=user, statement="Tomatoes grow best against the south wall")
+    ProjectFact.objects.create(
+        project=home, fact_key="user.garden.herb", value_text="basil", is_current=True
+    )
+    _, messages = conversation_with(
+        user,
+        home,
+        [
+            ("user", "I moved the basil pots to the balcony last week"),
+            ("assistant", "Balcony plants dry out faster in the wind."),
+            ("user", "They wilt by the afternoon when it is sunny"),
+        ],
+    )
+    for message in messages:
+        message_index(message_id=message.pk)
+
+
+def a_turn(user: User) -> tuple[PreparedTurn, dict[str, object]]:
+    """The question asked in a conversation of its own, which is deleted afterwards (so the
+    next turn searches the same account); what the page and the model would be given."""
+    conversation = conversation_create(user=user)
+    conversation_pin_claim(
+        conversation=conversation, claim=user.claims.get(statement__startswith="Tomatoes")
+    )
+    prepared = prepare.prepare_turn(
+        user=user, conversation=conversation, request=TurnRequest(text=QUESTION)
+    )
+    given = {
+        "memory": [
+            (item.claim.id, item.label, item.background, item.score) for item in prepared.memory
+        ],
+        "sources": list(prepared.registry.items()),
+        "facts": prepared.fact_counts.retrieved,
+        "history": [(turn.role, turn.content) for turn in prepared.history],
+        "prompt": prepared.system_prompt,
+    }
+    conversation.delete()
+    return prepared, given
+
+
+def test_a_turn_prepared_side_by_side_is_the_turn_prepared_in_turn(
+    user: User, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an account whose claims, facts and chats all bear on the question
+    an_account(user)
+
+    # When the turn is prepared with every part in turn, then side by side
+    settings.CAIRN_BESIDE_THREADS = 0
+    _, in_turn = a_turn(user)
+    settings.CAIRN_BESIDE_THREADS = 4
+    ran_on: dict[str, str] = {}
+    for name in ("auto_claims", "_standing_facts_history", "relevant_chunks"):
+        monkeypatch.setattr(prepare, name, recording(getattr(prepare, name), name, ran_on))
+    _, side_by_side = a_turn(user)
+
+    # Then the model and the page are given the same, and the parts ran where they should
+    assert side_by_side == in_turn
+    assert any(label == "AUTO" for _, label, _, _ in in_turn["memory"])  # type: ignore[attr-defined]
+    assert any(source.kind == "message" for source in in_turn["sources"])  # type: ignore[attr-defined]
+    assert ran_on["auto_claims"].startswith("cairn-beside")
+    assert ran_on["_standing_facts_history"].startswith("cairn-beside")
+    assert ran_on["relevant_chunks"] == threading.current_thread().name
+
+
+def recording(function: Any, name: str, ran_on: dict[str, str]) -> Any:
+    def run(*args: Any, **kwargs: Any) -> Any:
+        ran_on[name] = threading.current_thread().name
+        return function(*args, **kwargs)
+
+    return run

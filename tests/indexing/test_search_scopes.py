@@ -1,0 +1,85 @@
+"""A search's scopes (the rows each ranking may return) are compiled once per shape and
+bound to each search's values: the statement and its parameters are exactly those of
+compiling the search's own queryset, and they select the searcher's rows only."""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+from django.db import connection
+
+from apps.accounts.models import User
+from apps.indexing.search._queries import (
+    Scope,
+    chunk_scope,
+    claim_scope,
+    compile_scopes,
+    compile_window_scope,
+    user_chunks,
+    user_claims,
+)
+from apps.projects.models import Project
+from apps.projects.services import project_ensure_personal
+from tests.indexing.test_bm25 import add_passages
+
+pytestmark = pytest.mark.django_db
+
+KIND_CHOICES = [("document",), ("message",), ("document", "message"), ("message", "document")]
+LEFT_OUT = [[], [uuid.uuid4()], [str(uuid.uuid4()), uuid.uuid4(), uuid.uuid4()]]
+PERIODS = [None, (datetime(2024, 5, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC))]
+
+
+def compiled(
+    user: User,
+    project: Project | None,
+    kinds: tuple[str, ...],
+    left_out: list[uuid.UUID | str],
+    period: tuple[datetime, datetime] | None,
+    windows: bool,
+) -> Scope:
+    """The scope as compiling the search's own queryset makes it."""
+    chunks = user_chunks(user=user, project=project, kinds=kinds, exclude_message_ids=left_out)
+    if period is not None:
+        chunks = chunks.filter(said_at__gte=period[0], said_at__lt=period[1])
+    return compile_window_scope(chunks) if windows else compile_scopes(chunks, None)[0]
+
+
+def test_every_shape_binds_to_the_statement_its_queryset_compiles_to(
+    user: User, other_user: User, project: Project
+) -> None:
+    for searcher, in_project, kinds, left_out, period, windows in itertools.product(
+        (user, other_user), (None, project), KIND_CHOICES, LEFT_OUT, PERIODS, (False, True)
+    ):
+        bound = chunk_scope(
+            user_id=searcher.pk,
+            project_id=in_project.pk if in_project else None,
+            kinds=kinds,
+            exclude_message_ids=left_out,
+            said_between=period,
+            windows=windows,
+        )
+        assert bound == compiled(searcher, in_project, kinds, left_out, period, windows)
+    for searcher in (user, other_user):
+        assert (
+            claim_scope(user_id=searcher.pk) == compile_scopes(None, user_claims(user=searcher))[0]
+        )
+
+
+def test_a_bound_scope_selects_the_searchers_rows_only(
+    user: User, other_user: User, project: Project
+) -> None:
+    mine = {chunk.pk for chunk in add_passages(project, ["mine one", "mine two"])}
+    theirs = {chunk.pk for chunk in add_passages(project_ensure_personal(user=other_user), ["x"])}
+    assert rows_of(chunk_scope(user_id=user.pk, project_id=None, kinds=("document",))) == mine
+    assert rows_of(chunk_scope(user_id=other_user.pk, project_id=None, kinds=("document",))) == (
+        theirs
+    )
+
+
+def rows_of(scope: Scope) -> set[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM ({scope.sql}) AS s", scope.params)  # noqa: S608 - a scope from code
+        return {row[0] for row in cursor.fetchall()}
