@@ -4,7 +4,12 @@
 and dropped ("i'm", "im"; not "id", a word of its own in "my passport ID"). One list for
 every reader of words: a friendly ID's words (``claims.friendly_ids``), a clear word match
 in search (``indexing.search``) and the offline provider's excerpts (``chat.llm.offline``).
+
+``name_stop_words()``: spaCy's longer list, which the readers of names use (a capitalised
+word in it — "Anyway", "Whatever" — names no one).
 """
+
+from functools import cache
 
 STOP_WORDS = frozenset(
     """
@@ -20,3 +25,13 @@ STOP_WORDS = frozenset(
     will with would yeah yes you your yours yourself yourselves
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
+
+
+@cache
+def name_stop_words() -> frozenset[str]:
+    """spaCy's English stop words, imported on first use: importing spaCy costs about two
+    seconds of CPU, which every process would otherwise pay at startup, whether or not it
+    reads a name (the web server loads it in its warm-up, ``config.asgi``)."""
+    from spacy.lang.en.stop_words import STOP_WORDS as SPACY_STOP_WORDS
+
+    return frozenset(SPACY_STOP_WORDS)

@@ -24,9 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
 from apps.core.dates import MONTHS, WEEKDAYS
+from apps.core.words import name_stop_words
 
 SPEAKER, NAMED, INITIAL, RELATION, ALIAS = "speaker", "named", "initial", "relation", "alias"
 KEY_MAX_LENGTH = 130
@@ -104,7 +103,7 @@ def speaker_of(text: str) -> str | None:
     words = name.split()
     if any(word.casefold() in _NOT_SPEAKERS for word in words):
         return None
-    if len(words) == 1 and (name.isupper() or name.casefold() in STOP_WORDS):
+    if len(words) == 1 and (name.isupper() or name.casefold() in name_stop_words()):
         return None  # "FYI:", "So:" — a heading, not a person
     return name
 
@@ -238,7 +237,7 @@ def query_keys(query: str) -> AskedNames:
         if (
             _POSSESSIVE.search(run)
             or following is None
-            or following.group().casefold() not in STOP_WORDS
+            or following.group().casefold() not in name_stop_words()
         ):
             opening += [key for key in keys if key not in opening]
     return AskedNames(tuple(written), tuple(k for k in opening if k not in written))
@@ -295,7 +294,7 @@ def _trimmed(text: str, run: list[re.Match[str]]) -> list[tuple[int, str]]:
 def _can_name(key: str) -> bool:
     return (
         len(key) > 1
-        and key not in STOP_WORDS
+        and key not in name_stop_words()
         and key not in _CALENDAR
         and key not in _NEVER
         and not key.isdigit()

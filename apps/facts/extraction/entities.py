@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from spacy.lang.en.stop_words import STOP_WORDS
-from spacy.language import Language
+from apps.core.words import name_stop_words
 
 from .keys import mention_key
 from .nlp import has_recogniser
@@ -26,6 +26,9 @@ from .recogniser import (
 )
 from .text import APOS, SpanIndex, is_assertion, overlaps, slugify
 from .types import ExtractedFact, Span
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 _LABELS = {"PERSON": "person", "ORG": "org", "GPE": "place"}
 # fmt: off
@@ -193,4 +196,4 @@ def _plausible(value: str) -> bool:
     """Drop what the small model sometimes tags: lower-case words, references, numbers."""
     if not value or not any(c.isupper() for c in value) or any(c in value for c in "@#_/"):
         return False
-    return value.casefold() not in STOP_WORDS and value not in CALENDAR_WORDS
+    return value.casefold() not in name_stop_words() and value not in CALENDAR_WORDS

@@ -16,9 +16,10 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-import spacy
-from spacy.language import Language
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +39,8 @@ _nlp: Language | None = None
 
 def load_nlp(model_name: str = MODEL_NAME) -> Language:
     """A new pipeline: the packaged model's recogniser, or the rule-only fallback."""
+    import spacy  # here, not at the top: importing spaCy costs seconds (``core.words``)
+
     try:
         nlp = spacy.load(model_name, exclude=list(_UNUSED_COMPONENTS))
     except (OSError, ImportError) as error:

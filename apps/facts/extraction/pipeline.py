@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-
-from spacy.language import Language
+from typing import TYPE_CHECKING
 
 from .contacts import find_emails, find_urls
 from .dates import find_dates
@@ -38,6 +37,9 @@ from .types import (
     TopicResolution,
     TopicSource,
 )
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 # Longer messages are read only this far, so a 100 KB paste costs tens of milliseconds
 # (bench/bench_facts_extract.py), and nobody states a favourite 20,000 characters in.

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-
-from spacy.language import Language
+from typing import TYPE_CHECKING
 
 from apps.core.dates import MONTHS, WEEKDAYS
 
 from .nlp import exclusive, has_recogniser
 from .text import APOS, SpanIndex, is_assertion, sentence_bounds
 from .types import Span
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 MAX_NER_CHARS = 1_000
 _WINDOW_WORDS = 5
