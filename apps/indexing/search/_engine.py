@@ -43,11 +43,11 @@ from ..embeddings import Vector, get_embedding_provider
 from ..mentions import AskedNames
 from ._aggregation import fusion_for
 from ._bm25 import Collection
-from ._diversity import POOL, Key, cosines, diversified, vectors_of
+from ._diversity import POOL, Key, diversified
 from ._entities import about_ranking, names_asked
 from ._evidence import hidden_message_ids, relevant
 from ._fusion import FUSION, Fusion, Rankings
-from ._hits import SearchHit, _hits
+from ._hits import SearchHit, _hits, hits_of, read_rows
 from ._periods import Period, period_named
 from ._queries import (
     CHUNK_KINDS,
@@ -113,33 +113,33 @@ def hybrid_search(
             exclude_message_ids=excluded,
             vector=vector,
         )
-        # Diversifying re-orders a pool of the first hits (``diversity.POOL``).
+        # Diversifying re-orders a pool of the first hits (``diversity.POOL``): their rows
+        # are read with their vectors, then the wanted ones are chosen among them.
         pool = max(wanted, POOL) if fusion.diversity else wanted
         fused = rankings.fused(fusion)[:pool]
-        vectors = vectors_of([c for c, _ in fused]) if fusion.diversity else None
-        if not evidence_only and vectors is not None:
-            # Every hit is returned: re-ordered first, so only the wanted rows are read.
+        rows = read_rows(
+            [c for c, _ in fused],
+            [*rankings.vector, *rankings.period, *rankings.about],
+            rankings.query_vector,
+            vectors=bool(fusion.diversity),
+        )
+        if not evidence_only and rows.vectors is not None:
+            # Every hit is returned: re-ordered first, so only the wanted turns are asked of
+            # the chat.
             fused = diversified(
                 fused,
                 key=lambda pair: (pair[0].kind, pair[0].id),
                 score=lambda pair: pair[1],
-                vectors=vectors,
+                vectors=rows.vectors,
                 weight=fusion.diversity,
                 limit=wanted,
             )[:wanted]
-        similar = [*rankings.vector, *rankings.period, *rankings.about]
-        if vectors is not None and rankings.query_vector is not None:
-            # The diversity read the hits' vectors already: the similarity of those found
-            # by words alone comes from them, not from another statement in ``_hits``.
-            known = {(c.kind, c.id) for c in similar}
-            missing = [c for c, _ in fused if (c.kind, c.id) not in known]
-            similar += cosines(missing, vectors, rankings.query_vector)
-        hits = _hits(fused, similar, rankings.text(), rankings.query_vector)
+        hits = hits_of(fused, rows, rankings.text())
         if not evidence_only:
             break
         # Diversified after the evidence rule: an answer of Cairn's quoting a turn would
         # otherwise push the turn itself down, and then be left out.
-        kept = _diverse_hits([hit for hit in hits if hit.evidence], vectors, fusion, _clamp(k))
+        kept = _diverse_hits([hit for hit in hits if hit.evidence], rows.vectors, fusion, _clamp(k))
         # Cairn's own answers filled the deeper list (a long chat about one thing): read
         # deeper again rather than answer with fewer than ``k`` while more are there.
         if len(kept) >= _clamp(k) or len(fused) < wanted or wanted >= EVIDENCE_MAX_READ:
