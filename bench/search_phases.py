@@ -61,7 +61,9 @@ TIMELINE = Timeline()
 
 
 def wrap(module: Any, name: str, phase: str | None = None) -> None:
-    original = getattr(module, name)
+    original = getattr(module, name, None)
+    if original is None:  # not in this version of the search
+        return
 
     @functools.wraps(original)
     def timed(*args: Any, **kwargs: Any) -> Any:
@@ -140,10 +142,12 @@ def instrument() -> None:
 
     for name in ("_scopes", "_lexical", "names_asked", "period_named", "_plan", "nearest"):
         wrap(_engine, name)
-    for name in ("vectors_of", "diversified", "cosines", "_hits", "fusion_for"):
+    for name in ("vectors_of", "read_rows", "diversified", "cosines", "_hits", "hits_of"):
         wrap(_engine, name)
     wrap(_engine, "vector_plan", "vector_plan (claims)")
     wrap(_engine, "period_plan")
+    wrap(_engine, "search_plans")
+    wrap(_engine, "nearest_each")
     wrap(_engine, "bm25_rankings")
     wrap(_queries, "each_query_terms", "bm25 terms")
     wrap(_queries, "each_chunk_scores", "bm25 chunk postings")
