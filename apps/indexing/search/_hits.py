@@ -101,7 +101,11 @@ _HITS_SQL = (
     "  THEN 1 - (k.embedding <=> %s::vector) END, "
     "  CASE WHEN %s::boolean THEN vector_send(k.embedding) END "
     f"FROM {Chunk._meta.db_table} AS k "
-    f"LEFT JOIN {Document._meta.db_table} AS d ON d.id = k.document_id "
+    # Each hit's file looked up by its key: joined plainly, the planner hashed every file
+    # of every account instead (4,000 on bench_search.py's data: 1.6 of the statement's
+    # 1.9 ms, whether it read 10 hits or 30). OFFSET 0 keeps the lookup as it is written.
+    "LEFT JOIN LATERAL (SELECT d.id, d.path, d.indexed_at, d.chunk_count "
+    f"  FROM {Document._meta.db_table} AS d WHERE d.id = k.document_id OFFSET 0) AS d ON true "
     "WHERE k.id = ANY(%s::bigint[])"
 )
 
