@@ -101,6 +101,7 @@ def wrap_beside(module: Any) -> None:
     def beside(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Callable[[], Any]:
         role = {
             "_by_words_then_claims": "words+claims",
+            "_by_words": "words",
             "about_ranking": "about",
             "_said_in": "period",
         }.get(getattr(fn, "__name__", ""), "beside")
@@ -236,7 +237,7 @@ def report(searches: list[dict[str, tuple[float, float]]]) -> None:
 
 
 def _order(key: str) -> tuple[int, str]:
-    roles = ["total", "main", "words+claims", "period", "about"]
+    roles = ["total", "main", "words", "words+claims", "period", "about"]
     role = key.split(":")[0]
     return (roles.index(role) if role in roles else len(roles), key)
 
