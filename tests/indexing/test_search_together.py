@@ -148,7 +148,7 @@ def test_one_ranking_reads_deeper_while_the_other_is_done(user: User, project: P
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_vectors_are_searched_here_and_the_words_beside_with_the_same_hits(
+def test_the_claims_vector_search_runs_beside_with_the_same_hits(
     user: User,
     project: Project,
     fake_provider: HashEmbeddingProvider,
@@ -169,33 +169,31 @@ def test_the_vectors_are_searched_here_and_the_words_beside_with_the_same_hits(
     alone = [hybrid_search(user=user, query=query, k=20) for query in asked]
     settings.CAIRN_BESIDE_THREADS = 2
     searched_on: list[tuple[str, str]] = []
-    original_each, original_words = search.nearest_each, search.bm25_rankings
+    original, original_each = search.nearest, search.nearest_each
+
+    def spy(scopes: list[Any], *args: Any) -> Any:
+        searched_on.append((scopes[0].kind, threading.current_thread().name))
+        return original(scopes, *args)
 
     def spy_each(searches: list[Any], *args: Any) -> Any:
-        kinds = "+".join(scope.kind for scopes, _ in searches for scope in scopes)
-        searched_on.append((kinds, threading.current_thread().name))
+        for scopes, _ in searches:
+            searched_on.append((scopes[0].kind, threading.current_thread().name))
         return original_each(searches, *args)
 
-    def spy_words(*args: Any) -> Any:
-        searched_on.append(("words", threading.current_thread().name))
-        return original_words(*args)
-
+    monkeypatch.setattr(search, "nearest", spy)
     monkeypatch.setattr(search, "nearest_each", spy_each)
-    monkeypatch.setattr(search, "bm25_rankings", spy_words)
     beside = [hybrid_search(user=user, query=query, k=20) for query in asked]
 
-    # Then the hits are the same, score for score; the chunks' and the claims' vectors were
-    # searched together here, the words on a pool thread
+    # Then the hits are the same, score for score, and the claims' vectors were searched
+    # on a pool thread, the chunks' here
     assert [[(h.kind, h.claim_id or h.chunk_id, h.score) for h in hits] for hits in beside] == [
         [(h.kind, h.claim_id or h.chunk_id, h.score) for h in hits] for hits in alone
     ]
     assert any(hit.kind == "claim" for hits in alone for hit in hits)
-    assert {(kinds, thread) for kinds, thread in searched_on if kinds != "words"} == {
-        ("chunk+claim", "MainThread")
-    }
     assert {
-        thread.startswith("cairn-beside") for kinds, thread in searched_on if kinds == "words"
+        thread.startswith("cairn-beside") for kind, thread in searched_on if kind == "claim"
     } == {True}
+    assert {thread for kind, thread in searched_on if kind == "chunk"} == {"MainThread"}
 
 
 @pytest.mark.django_db(transaction=True)

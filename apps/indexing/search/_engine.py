@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -217,13 +218,20 @@ def hybrid_rankings(
     claim_scopes = [scope for scope in scopes if scope.kind == "claim"]
     # Full-text search needs neither the embedding nor the vector results: its two
     # rankings run beside, together on a connection of their own (they share the query's
-    # terms, and each of their statements serves both), while this thread embeds the
-    # query and searches the vectors of every kind (and of a named period) in one
-    # statement. BM25 takes about as long as the embedding and the vector search together;
-    # the claims' vector search, once run after BM25 beside, made that thread the longer
-    # by a few milliseconds (bench/search_phases.py), and on two cores a thread for each
-    # ranking only made them compete with the embedding (bench/bench_search.py).
-    beside = run_beside(_by_words, [turns] if windows is None else [turns, windows], query, depth)
+    # terms, and each of their statements serves both), then the claims' vector search,
+    # once this thread has the query's embedding (and the claims' plan, ``search_plans``):
+    # the work is split about evenly between the two threads, where on two cores a thread
+    # for each ranking only made them compete with the embedding and the chunks' vector
+    # search (bench/bench_search.py).
+    query_vector: Future[tuple[Vector, VectorPlan]] = Future()
+    beside = run_beside(
+        _by_words_then_claims,
+        [turns] if windows is None else [turns, windows],
+        query,
+        depth,
+        claim_scopes,
+        query_vector,
+    )
     dated = [kind for kind in kinds if kind in CHUNK_KINDS]
     # The passages about whom the query names (``entities``) are compared with the query
     # without the names, a vector of their own: started beside the rest at once. A query
@@ -245,21 +253,31 @@ def hybrid_rankings(
     )
     period = period_named(query, now=timezone.localtime()) if dated else None
     said_then = _said_in(period, user, project, dated, exclude_message_ids) if period else None
-    if vector is None:
-        vector = get_embedding_provider().embed_query(query)
-    plans = search_plans(
-        _collection(user, project, dated) if chunk_scopes else None,
-        _collection(user, None, ["claim"]) if claim_scopes else None,
-        said_then,
-    )
-    searches = [(scopes, plans.vectors)]
-    if said_then is not None and plans.period is not None:
-        searches.append(([said_then.scope], plans.period))
-    with search_session([scope.kind for scope in scopes]):
-        by_vector, *period_found = nearest_each(searches, vector, depth)
-    by_period = period_found[0] if period_found else []
+    try:
+        if vector is None:
+            vector = get_embedding_provider().embed_query(query)
+        plans = search_plans(
+            _collection(user, project, dated) if chunk_scopes else None,
+            _collection(user, None, ["claim"]) if claim_scopes else None,
+            said_then,
+        )
+    except BaseException as error:
+        query_vector.set_exception(error)  # the threads beside stop waiting for it
+        raise
+    query_vector.set_result((vector, plans.vectors))
+    by_chunk: list[Candidate] = []
+    by_period: list[Candidate] = []
+    if chunk_scopes:
+        searches = [(chunk_scopes, plans.vectors)]
+        if said_then is not None and plans.period is not None:
+            searches.append(([said_then.scope], plans.period))
+        with search_session(["chunk"]):
+            by_chunk, *period_found = nearest_each(searches, vector, depth)
+        by_period = period_found[0] if period_found else []
     by_about = about_result()
-    by_turn, *by_window = beside()
+    (by_turn, *by_window), by_claim = beside()
+    # As ``nearest`` orders one list of both kinds: by similarity, chunks first among equals.
+    by_vector = sorted([*by_chunk, *by_claim], key=lambda candidate: -candidate.value)
     return Rankings(
         by_vector,
         by_turn,
@@ -270,10 +288,24 @@ def hybrid_rankings(
     )
 
 
-def _by_words(lexicals: list[Lexical], query: str, depth: int) -> list[list[Candidate]]:
-    """The BM25 rankings, in a search session of their own (on their own connection)."""
-    with search_session([s.kind for lexical in lexicals for s in lexical.scopes]):
-        return bm25_rankings(lexicals, query, depth)
+def _by_words_then_claims(
+    lexicals: list[Lexical],
+    query: str,
+    depth: int,
+    claim_scopes: list[Scope],
+    query_vector: Future[tuple[Vector, VectorPlan]],
+) -> tuple[list[list[Candidate]], list[Candidate]]:
+    """The BM25 rankings, then the claims nearest to the query once its embedding (and
+    how to search them) is there (claims are searched apart from chunks anyway: another
+    HNSW candidate list), in one search session: full-text search reads none of its HNSW
+    settings, so they are the claims'."""
+    kinds = ["claim"] if claim_scopes else [s.kind for lexical in lexicals for s in lexical.scopes]
+    with search_session(kinds):
+        by_words = bm25_rankings(lexicals, query, depth)
+        if not claim_scopes:
+            return by_words, []
+        vector, plan = query_vector.result()
+        return by_words, nearest(claim_scopes, vector, depth, plan)
 
 
 def _said_in(

@@ -237,9 +237,8 @@ def nearest(
     """The ``limit`` nearest rows of each scope, merged by cosine similarity, each kind
     searched as ``plan`` says (by default, the HNSW index with ``ef_search_for``).
 
-    Scopes that need the same ``ef_search`` share one statement, as do those compared
-    exactly; claims and chunks both searched by the index take two, each with its own
-    (claims at 240 cost as much as chunks)."""
+    Scopes that need the same ``ef_search`` share one statement; claims and chunks
+    together take two, each with its own (claims at 240 cost as much as chunks)."""
     return nearest_each([(scopes, plan or VectorPlan())], vector, limit)[0]
 
 
@@ -247,18 +246,14 @@ def nearest_each(
     searches: Sequence[tuple[list[Scope], VectorPlan]], vector: Vector, limit: int
 ) -> list[list[Candidate]]:
     """``nearest`` of each ``(scopes, plan)``, in as few statements as their HNSW
-    candidate lists allow (a hybrid search's chunks, claims and the turns of the period it
-    names: one, unless the claims are many enough for the index)."""
+    candidate lists allow (a hybrid search's chunks and the turns of the period it names:
+    one)."""
     literal = vector_literal(vector)
-    # The session's own candidate list, for the scopes that compare every row anyway (a
-    # period's turns, an account's claims): they join the statement whatever their kind.
-    session_ef = ef_search_for([scope.kind for scopes, _ in searches for scope in scopes])
     by_ef: dict[int, list[tuple[int, str, str, list[Any]]]] = {}
     for index, (scopes, plan) in enumerate(searches):
         for scope in scopes:
             distances = f"SELECT s.id, s.embedding <=> %s::vector AS value FROM ({scope.sql}) AS s"  # noqa: S608 - scopes and tables from code, values as parameters
-            exact = scope.kind in plan.exact
-            if exact:
+            if scope.kind in plan.exact:
                 # Every row compared: OFFSET 0 keeps the planner from ordering by the HNSW
                 # index, and each row's distance is computed once (ordering by
                 # "(embedding <=> q) + 0" computed it twice: a year's 10,000 turns took 8 %
@@ -269,12 +264,13 @@ def nearest_each(
                 )
             else:
                 sql = f"{distances} ORDER BY value LIMIT %s"
-            by_ef.setdefault(session_ef if exact else plan.ef_for(scope.kind), []).append(
+            by_ef.setdefault(plan.ef_for(scope.kind), []).append(
                 (index, scope.kind, sql, [literal, *scope.params, limit])
             )
+    kinds = [scope.kind for scopes, _ in searches for scope in scopes]
     found: list[list[Candidate]] = [[] for _ in searches]
     for ef_search, lists in by_ef.items():
-        if len(by_ef) > 1 or ef_search != session_ef:
+        if len(by_ef) > 1 or ef_search != ef_search_for(kinds):
             with connection.cursor() as cursor:
                 cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
         for index, candidate in _union(lists):
