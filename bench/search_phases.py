@@ -101,7 +101,6 @@ def wrap_beside(module: Any) -> None:
     def beside(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Callable[[], Any]:
         role = {
             "_by_words_then_claims": "words+claims",
-            "_by_words": "words",
             "about_ranking": "about",
             "_said_in": "period",
         }.get(getattr(fn, "__name__", ""), "beside")
@@ -145,6 +144,8 @@ def instrument() -> None:
         wrap(_engine, name)
     for name in ("vectors_of", "read_rows", "diversified", "cosines", "_hits", "hits_of"):
         wrap(_engine, name)
+    # (main's functions of the same names, for comparing with an older search: ``wrap``
+    # skips what this version does not have)
     wrap(_engine, "vector_plan", "vector_plan (claims)")
     wrap(_engine, "period_plan")
     wrap(_engine, "search_plans")
@@ -237,7 +238,7 @@ def report(searches: list[dict[str, tuple[float, float]]]) -> None:
 
 
 def _order(key: str) -> tuple[int, str]:
-    roles = ["total", "main", "words", "words+claims", "period", "about"]
+    roles = ["total", "main", "words+claims", "period", "about"]
     role = key.split(":")[0]
     return (roles.index(role) if role in roles else len(roles), key)
 
