@@ -178,15 +178,16 @@ def test_a_period_is_counted_in_the_scope_searched_before_it_leaves_exact_search
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_period_searched_beside_finds_what_it_finds_here(
+def test_a_period_is_searched_with_the_chunks_and_finds_what_it_finds_alone(
     user: User,
     other_user: User,
     project: Project,
     settings: object,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Outside a transaction a named period's turns are searched on a pool thread, scoped
-    to the user (and the project) as when everything runs here."""
+    """A named period's turns are searched on the caller's thread in the chunks' own
+    statement (no thread of their own), scoped to the user (and the project) alike whether
+    the other rankings run beside or not."""
     import threading
 
     from apps.indexing.search import _engine as search
@@ -198,18 +199,17 @@ def test_a_period_searched_beside_finds_what_it_finds_here(
     settings.CAIRN_BESIDE_THREADS = 0  # type: ignore[attr-defined]
     alone = hybrid_rankings(user=user, query=query, project=project, kinds=KINDS, depth=30)
     settings.CAIRN_BESIDE_THREADS = 4  # type: ignore[attr-defined]
-    ran_on: list[str] = []
-    original = search._said_in
+    ran: list[tuple[str, int]] = []
+    original = search.nearest_each
 
-    def spy(*args: object) -> object:
-        ran_on.append(threading.current_thread().name)
-        return original(*args)  # type: ignore[arg-type]
+    def spy(searches: list[object], *args: object) -> object:
+        ran.append((threading.current_thread().name, len(searches)))
+        return original(searches, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(search, "_said_in", spy)
+    monkeypatch.setattr(search, "nearest_each", spy)
     beside = hybrid_rankings(user=user, query=query, project=project, kinds=KINDS, depth=30)
 
-    assert len(ran_on) == 1
-    assert ran_on[0].startswith("cairn-beside")
+    assert ran == [("MainThread", 2)]  # the chunks and the period, together
     assert [c.id for c in beside.period] == [c.id for c in alone.period]
     [found] = beside.period  # May's turn in this project only
     assert Chunk.objects.get(pk=found.id).message_id == bike.pk

@@ -8,16 +8,22 @@ import itertools
 import uuid
 from datetime import UTC, datetime
 
+import numpy as np
 import pytest
 from django.db import connection
 
 from apps.accounts.models import User
+from apps.indexing.models import Chunk
 from apps.indexing.search._queries import (
     Scope,
+    VectorPlan,
     chunk_scope,
     claim_scope,
     compile_scopes,
     compile_window_scope,
+    nearest,
+    nearest_each,
+    search_session,
     user_chunks,
     user_claims,
 )
@@ -83,3 +89,32 @@ def rows_of(scope: Scope) -> set[int]:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT id FROM ({scope.sql}) AS s", scope.params)  # noqa: S608 - a scope from code
         return {row[0] for row in cursor.fetchall()}
+
+
+def test_exact_search_returns_the_nearest_rows_of_each_search_in_order(
+    user: User, other_user: User, project: Project
+) -> None:
+    """Every row of an exact plan is compared (each distance computed once) and the
+    nearest come first, as comparing them here does; searches given together
+    (``nearest_each``: a hybrid search's chunks and a period's turns) each get their own."""
+    mine = add_passages(project, [f"passage {n}" for n in range(40)])
+    add_passages(project_ensure_personal(user=other_user), [f"theirs {n}" for n in range(40)])
+    query = np.random.default_rng(7).normal(size=384).astype(np.float32)
+    query /= np.linalg.norm(query)
+    vectors = {c.pk: np.asarray(c.embedding, dtype=np.float64) for c in mine}
+    expected = sorted(vectors, key=lambda pk: -float(vectors[pk] @ query))
+    scope = chunk_scope(user_id=user.pk, project_id=None, kinds=["document"])
+    some = Chunk.objects.filter(pk__in=expected[::3])
+    [part] = compile_scopes(some, None)
+    exact = VectorPlan(exact=("chunk",))
+
+    with search_session(["chunk"]):
+        alone = nearest([scope], query, 5, exact)
+        together = nearest_each([([scope], exact), ([part], exact)], query, 5)
+
+    assert [c.id for c in alone] == expected[:5]
+    assert [c.value for c in alone] == pytest.approx(
+        [float(vectors[pk] @ query) for pk in expected[:5]], abs=1e-5
+    )
+    assert together[0] == alone
+    assert [c.id for c in together[1]] == [pk for pk in expected if pk in expected[::3]][:5]

@@ -169,13 +169,19 @@ def test_the_claims_vector_search_runs_beside_with_the_same_hits(
     alone = [hybrid_search(user=user, query=query, k=20) for query in asked]
     settings.CAIRN_BESIDE_THREADS = 2
     searched_on: list[tuple[str, str]] = []
-    original = search.nearest
+    original, original_each = search.nearest, search.nearest_each
 
     def spy(scopes: list[Any], *args: Any) -> Any:
         searched_on.append((scopes[0].kind, threading.current_thread().name))
         return original(scopes, *args)
 
+    def spy_each(searches: list[Any], *args: Any) -> Any:
+        for scopes, _ in searches:
+            searched_on.append((scopes[0].kind, threading.current_thread().name))
+        return original_each(searches, *args)
+
     monkeypatch.setattr(search, "nearest", spy)
+    monkeypatch.setattr(search, "nearest_each", spy_each)
     beside = [hybrid_search(user=user, query=query, k=20) for query in asked]
 
     # Then the hits are the same, score for score, and the claims' vectors were searched

@@ -10,24 +10,20 @@ to 0.731, most on single facts and inferential questions, while multi-hop questi
 point and a half at recall@5 (their two parts can be alike); ``diversity`` is the tuned
 weight (bench/bench_quality.py).
 
-The vectors compared are the rows' own embeddings, read in one statement; the same read
-gives the cosine similarity of the hits only words found (``cosines``), so a search that
-diversifies makes no more round trips than one that does not.
+The vectors compared are the rows' own embeddings, read with the hits' rows
+(``hits.read_rows``); they also give the cosine similarity of the hits only words found
+(``cosines``), so a search that diversifies makes no more round trips than one that does
+not.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
-from django.db import connection
-
-from apps.claims.models import Claim
 
 from ..embeddings import Vector
-from ..models import Chunk
 from ._queries import Candidate
 
 T = TypeVar("T")
@@ -37,36 +33,12 @@ Key = tuple[str, object]  # (kind, id) as ``Candidate`` has them: "chunk" or "cl
 POOL = 30
 
 
-def vectors_of(candidates: Sequence[Candidate]) -> dict[Key, np.ndarray]:
-    """The unit-length embeddings of ``candidates`` (already the searcher's rows), by
-    ``(kind, id)``, in one statement; a row without one is left out. Read in pgvector's
-    binary form (``vector_send``: two 16-bit words, then big-endian 32-bit floats), which
-    costs nothing to parse."""
-    parts: list[str] = []
-    params: list[Any] = []
-    for kind, table, cast in (
-        ("chunk", Chunk._meta.db_table, "bigint"),
-        ("claim", Claim._meta.db_table, "uuid"),
-    ):
-        ids = [str(c.id) for c in candidates if c.kind == kind]
-        if ids:
-            parts.append(
-                f"SELECT %s, id::text, vector_send(embedding) FROM {table} "  # noqa: S608 - tables from the models, values as parameters
-                f"WHERE id = ANY(%s::{cast}[]) AND embedding IS NOT NULL"
-            )
-            params += [kind, ids]
-    if not parts:
-        return {}
-    with connection.cursor() as cursor:
-        cursor.execute(" UNION ALL ".join(parts), params)
-        rows = cursor.fetchall()
-    vectors: dict[Key, np.ndarray] = {}
-    for kind, pk, binary in rows:
-        vector = np.frombuffer(bytes(binary), dtype=">f4", offset=4).astype(np.float64)
-        norm = float(np.linalg.norm(vector))
-        key = (kind, int(pk) if kind == "chunk" else uuid.UUID(pk))
-        vectors[key] = vector / norm if norm > 0 else vector
-    return vectors
+def unit_vector(binary: bytes | memoryview) -> np.ndarray:
+    """An embedding read in pgvector's binary form (``vector_send``: two 16-bit words, then
+    big-endian 32-bit floats, which costs nothing to parse), at unit length."""
+    vector = np.frombuffer(bytes(binary), dtype=">f4", offset=4).astype(np.float64)
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm > 0 else vector
 
 
 def cosines(

@@ -43,15 +43,16 @@ from ..embeddings import Vector, get_embedding_provider
 from ..mentions import AskedNames
 from ._aggregation import fusion_for
 from ._bm25 import Collection
-from ._diversity import POOL, Key, cosines, diversified, vectors_of
+from ._diversity import POOL, Key, diversified
 from ._entities import about_ranking, names_asked
 from ._evidence import hidden_message_ids, relevant
 from ._fusion import FUSION, Fusion, Rankings
-from ._hits import SearchHit, _hits
+from ._hits import SearchHit, _hits, hits_of, read_rows
 from ._periods import Period, period_named
 from ._queries import (
     CHUNK_KINDS,
     Candidate,
+    DatedScope,
     Lexical,
     Scope,
     VectorPlan,
@@ -60,7 +61,8 @@ from ._queries import (
     chunk_scope,
     claim_scope,
     nearest,
-    period_plan,
+    nearest_each,
+    search_plans,
     search_session,
     vector_plan,
 )
@@ -113,33 +115,33 @@ def hybrid_search(
             exclude_message_ids=excluded,
             vector=vector,
         )
-        # Diversifying re-orders a pool of the first hits (``diversity.POOL``).
+        # Diversifying re-orders a pool of the first hits (``diversity.POOL``): their rows
+        # are read with their vectors, then the wanted ones are chosen among them.
         pool = max(wanted, POOL) if fusion.diversity else wanted
         fused = rankings.fused(fusion)[:pool]
-        vectors = vectors_of([c for c, _ in fused]) if fusion.diversity else None
-        if not evidence_only and vectors is not None:
-            # Every hit is returned: re-ordered first, so only the wanted rows are read.
+        rows = read_rows(
+            [c for c, _ in fused],
+            [*rankings.vector, *rankings.period, *rankings.about],
+            rankings.query_vector,
+            vectors=bool(fusion.diversity),
+        )
+        if not evidence_only and rows.vectors is not None:
+            # Every hit is returned: re-ordered first, so only the wanted turns are asked of
+            # the chat.
             fused = diversified(
                 fused,
                 key=lambda pair: (pair[0].kind, pair[0].id),
                 score=lambda pair: pair[1],
-                vectors=vectors,
+                vectors=rows.vectors,
                 weight=fusion.diversity,
                 limit=wanted,
             )[:wanted]
-        similar = [*rankings.vector, *rankings.period, *rankings.about]
-        if vectors is not None and rankings.query_vector is not None:
-            # The diversity read the hits' vectors already: the similarity of those found
-            # by words alone comes from them, not from another statement in ``_hits``.
-            known = {(c.kind, c.id) for c in similar}
-            missing = [c for c, _ in fused if (c.kind, c.id) not in known]
-            similar += cosines(missing, vectors, rankings.query_vector)
-        hits = _hits(fused, similar, rankings.text(), rankings.query_vector)
+        hits = hits_of(fused, rows, rankings.text())
         if not evidence_only:
             break
         # Diversified after the evidence rule: an answer of Cairn's quoting a turn would
         # otherwise push the turn itself down, and then be left out.
-        kept = _diverse_hits([hit for hit in hits if hit.evidence], vectors, fusion, _clamp(k))
+        kept = _diverse_hits([hit for hit in hits if hit.evidence], rows.vectors, fusion, _clamp(k))
         # Cairn's own answers filled the deeper list (a long chat about one thing): read
         # deeper again rather than answer with fewer than ``k`` while more are there.
         if len(kept) >= _clamp(k) or len(fused) < wanted or wanted >= EVIDENCE_MAX_READ:
@@ -217,17 +219,17 @@ def hybrid_rankings(
     # Full-text search needs neither the embedding nor the vector results: its two
     # rankings run beside, together on a connection of their own (they share the query's
     # terms, and each of their statements serves both), then the claims' vector search,
-    # once this thread has the query's embedding: the work is split about evenly between
-    # the two threads, where on two cores a thread for each ranking only made them
-    # compete with the embedding and the chunks' vector search (bench/bench_search.py).
-    query_vector: Future[Vector] = Future()
+    # once this thread has the query's embedding (and the claims' plan, ``search_plans``):
+    # the work is split about evenly between the two threads, where on two cores a thread
+    # for each ranking only made them compete with the embedding and the chunks' vector
+    # search (bench/bench_search.py).
+    query_vector: Future[tuple[Vector, VectorPlan]] = Future()
     beside = run_beside(
         _by_words_then_claims,
         [turns] if windows is None else [turns, windows],
         query,
         depth,
         claim_scopes,
-        _collection(user, None, ["claim"]),
         query_vector,
     )
     dated = [kind for kind in kinds if kind in CHUNK_KINDS]
@@ -250,28 +252,29 @@ def hybrid_rankings(
         else list
     )
     period = period_named(query, now=timezone.localtime()) if dated else None
-    # A period's turns cost as much as the vector search itself (a year of a long history:
-    # 10,000 turns compared one by one), so they are searched beside it, counted while the
-    # query is being embedded.
-    period_result = (
-        run_beside(_said_in, period, user, project, dated, exclude_message_ids, query_vector, depth)
-        if period
-        else list
-    )
+    said_then = _said_in(period, user, project, dated, exclude_message_ids) if period else None
     try:
         if vector is None:
             vector = get_embedding_provider().embed_query(query)
+        plans = search_plans(
+            _collection(user, project, dated) if chunk_scopes else None,
+            _collection(user, None, ["claim"]) if claim_scopes else None,
+            said_then,
+        )
     except BaseException as error:
         query_vector.set_exception(error)  # the threads beside stop waiting for it
         raise
-    query_vector.set_result(vector)
+    query_vector.set_result((vector, plans.vectors))
     by_chunk: list[Candidate] = []
+    by_period: list[Candidate] = []
     if chunk_scopes:
+        searches = [(chunk_scopes, plans.vectors)]
+        if said_then is not None and plans.period is not None:
+            searches.append(([said_then.scope], plans.period))
         with search_session(["chunk"]):
-            by_chunk = nearest(chunk_scopes, vector, depth, _plan(user, project, dated))
-    # The period first: run here, inside a caller's transaction, its settings (a longer
-    # HNSW candidate list) are then replaced by the text rankings' usual ones.
-    by_period, by_about = period_result(), about_result()
+            by_chunk, *period_found = nearest_each(searches, vector, depth)
+        by_period = period_found[0] if period_found else []
+    by_about = about_result()
     (by_turn, *by_window), by_claim = beside()
     # As ``nearest`` orders one list of both kinds: by similarity, chunks first among equals.
     by_vector = sorted([*by_chunk, *by_claim], key=lambda candidate: -candidate.value)
@@ -290,20 +293,19 @@ def _by_words_then_claims(
     query: str,
     depth: int,
     claim_scopes: list[Scope],
-    claims: Collection,
-    query_vector: Future[Vector],
+    query_vector: Future[tuple[Vector, VectorPlan]],
 ) -> tuple[list[list[Candidate]], list[Candidate]]:
-    """The BM25 rankings, then the claims nearest to the query once its embedding is
-    there (claims are searched apart from chunks anyway: another HNSW candidate list), in
-    one search session: full-text search reads none of its HNSW settings, so they are the
-    claims'."""
+    """The BM25 rankings, then the claims nearest to the query once its embedding (and
+    how to search them) is there (claims are searched apart from chunks anyway: another
+    HNSW candidate list), in one search session: full-text search reads none of its HNSW
+    settings, so they are the claims'."""
     kinds = ["claim"] if claim_scopes else [s.kind for lexical in lexicals for s in lexical.scopes]
     with search_session(kinds):
         by_words = bm25_rankings(lexicals, query, depth)
         if not claim_scopes:
             return by_words, []
-        vector = query_vector.result()
-        return by_words, nearest(claim_scopes, vector, depth, vector_plan(None, claims))
+        vector, plan = query_vector.result()
+        return by_words, nearest(claim_scopes, vector, depth, plan)
 
 
 def _said_in(
@@ -312,26 +314,24 @@ def _said_in(
     project: Project | None,
     kinds: Sequence[str],
     exclude_message_ids: Sequence[uuid.UUID | str],
-    query_vector: Future[Vector],
-    depth: int,
-) -> list[Candidate]:
-    """The chat turns said and the files written within ``period``, nearest to the query
-    (its embedding: ``query_vector``, waited for once the period is counted) first: "what
-    did I buy in May 2024?" is about May 2024's turns and receipts, whose words need not
-    share any with the question (on the quality corpus such questions' evidence was mostly
-    outside every other list's top ten). A file counts by the date it tells
-    (``Document.dated_at``); claims are left out: when they were stored says nothing of
-    when what they tell happened."""
+) -> DatedScope:
+    """The chat turns said and the files written within ``period``, searched nearest to
+    the query first, with the chunks (one statement; its count in ``search_plans``'s
+    round trip, beside a thread of its own before: a month's 830 turns cost less than the
+    thread and its four round trips): "what did I buy in May 2024?" is about May 2024's
+    turns and receipts, whose words need not share any with the question (on the quality
+    corpus such questions' evidence was mostly outside every other list's top ten). A file
+    counts by the date it tells (``Document.dated_at``); claims are left out: when they
+    were stored says nothing of when what they tell happened."""
+    said_between = (period.start, period.end)
     scope = chunk_scope(
         user_id=user.pk,
         project_id=project.pk if project else None,
         kinds=kinds,
         exclude_message_ids=exclude_message_ids,
-        said_between=(period.start, period.end),
+        said_between=said_between,
     )
-    with search_session(["chunk"]):
-        plan = period_plan(scope, user_id=user.pk, said_between=(period.start, period.end))
-        return nearest([scope], query_vector.result(), depth, plan)
+    return DatedScope(scope, user.pk, said_between)
 
 
 def vector_search(

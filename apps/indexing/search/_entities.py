@@ -48,11 +48,10 @@ from ..mentions import (
 from ._queries import (
     Candidate,
     Scope,
-    compile_scopes,
+    chunk_scope,
     nearest,
     search_session,
     subset_plan,
-    user_chunks,
 )
 
 if TYPE_CHECKING:
@@ -87,10 +86,15 @@ def about_ranking(
     """The ``depth`` passages about what ``query`` names by ``keys`` (``names_asked``),
     nearest to the query without those names first; empty when none of them names anyone
     the user wrote of."""
-    chunks = user_chunks(
-        user=user, project=project, kinds=kinds, exclude_message_ids=exclude_message_ids
+    # Compiled once per shape (``chunk_scope``): compiling the queryset took a millisecond
+    # of this thread's Python, holding the interpreter's lock while the search's other
+    # threads waited for it.
+    scope = chunk_scope(
+        user_id=user.pk,
+        project_id=project.pk if project else None,
+        kinds=kinds,
+        exclude_message_ids=exclude_message_ids,
     )
-    [scope] = compile_scopes(chunks, None)
     with search_session(["chunk"]):
         wanted, rows = _known(user.pk, keys, scope)
         if not wanted:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
 from django.db import connection
 
 from apps.claims.models import Claim
@@ -17,6 +18,7 @@ from apps.claims.models import Claim
 from ..embeddings import Vector
 from ..models import Chunk, Document
 from ..turns import TurnSaid, turn_source
+from ._diversity import Key, cosines, unit_vector
 from ._evidence import is_evidence, turn_title
 from ._queries import Candidate, ids_array, vector_literal
 from ._quoting import quotable
@@ -82,22 +84,42 @@ class _ChunkRow:
 # What a hit shows (``_claim_hit``, ``_passage_hit``, ``_turn_hit``), and no more: every
 # search fetches its hits, claims and chunks (with their files) in one statement, as plain
 # rows (building models and compiling querysets cost more than the statement itself:
-# bench/bench_search.py).
+# bench/bench_search.py). The same statement reads each row's embedding when the search
+# diversifies (pgvector's binary form: ``diversity.unit_vector``) — a round trip of its
+# own before — and otherwise the similarity to the query of those not ranked by it.
 _HITS_SQL = (
     "SELECT 'claim', c.id::text, c.number, c.statement, c.created_at, NULL::uuid, NULL::uuid, "  # noqa: S608 - tables from code, values as parameters
     "  NULL::integer, NULL::integer, NULL::integer, NULL::uuid, NULL::text, NULL::timestamptz, "
     "  NULL::integer, CASE WHEN c.id = ANY(%s::uuid[]) AND c.embedding IS NOT NULL "
-    "  THEN 1 - (c.embedding <=> %s::vector) END "
+    "  THEN 1 - (c.embedding <=> %s::vector) END, "
+    "  CASE WHEN %s::boolean THEN vector_send(c.embedding) END "
     f"FROM {Claim._meta.db_table} AS c WHERE c.id = ANY(%s::uuid[]) "
     "UNION ALL "
     "SELECT 'chunk', k.id::text, NULL, k.text, k.created_at, k.message_id, k.project_id, "
     '  k.chunk_index, k.start, k."end", d.id, d.path, d.indexed_at, d.chunk_count, '
     "  CASE WHEN k.id = ANY(%s::bigint[]) AND k.embedding IS NOT NULL "
-    "  THEN 1 - (k.embedding <=> %s::vector) END "
+    "  THEN 1 - (k.embedding <=> %s::vector) END, "
+    "  CASE WHEN %s::boolean THEN vector_send(k.embedding) END "
     f"FROM {Chunk._meta.db_table} AS k "
-    f"LEFT JOIN {Document._meta.db_table} AS d ON d.id = k.document_id "
+    # Each hit's file looked up by its key: joined plainly, the planner hashed every file
+    # of every account instead (4,000 on bench_search.py's data: 1.6 of the statement's
+    # 1.9 ms, whether it read 10 hits or 30). OFFSET 0 keeps the lookup as it is written.
+    "LEFT JOIN LATERAL (SELECT d.id, d.path, d.indexed_at, d.chunk_count "
+    f"  FROM {Document._meta.db_table} AS d WHERE d.id = k.document_id OFFSET 0) AS d ON true "
     "WHERE k.id = ANY(%s::bigint[])"
 )
+
+
+@dataclass(frozen=True)
+class Rows:
+    """What ``read_rows`` read of a search's ranked candidates: their rows, the cosine
+    similarity to the query of those no vector ranking gave one, and (when asked for)
+    their unit-length embeddings."""
+
+    claims: dict[uuid.UUID, _ClaimRow]
+    chunks: dict[int, _ChunkRow]
+    similarity: dict[Key, float]
+    vectors: dict[Key, np.ndarray] | None = None
 
 
 def _hits(
@@ -106,50 +128,29 @@ def _hits(
     by_text: Iterable[Candidate],
     query_vector: Vector | None = None,
 ) -> list[SearchHit]:
-    """The hits of ``fused``, best first. Each has its cosine similarity from
-    ``by_vector``, or else, when ``query_vector`` is given, computed from its row (fetched
-    in the same statement): every hit has one, so that a caller's cite threshold applies to
-    all alike (issue 17) and a passage that only shares a word with the question is not
-    cited for it."""
-    similarity = {(c.kind, c.id): c.value for c in by_vector}
-    rank = {(c.kind, c.id): c.value for c in by_text}
-    missing = [c for c, _ in fused if (c.kind, c.id) not in similarity]
-    claims, chunks, computed = _rows(fused, missing, query_vector)
-    similarity.update(computed)
-    # A chat turn's words, speaker and conversation are the chat's: asked of it (DESIGN §2).
-    turn_ids = [chunk.message_id for chunk in chunks.values() if chunk.message_id is not None]
-    turns = turn_source().said(message_ids=turn_ids) if turn_ids else {}
-    hits = []
-    for candidate, score in fused:
-        key = (candidate.kind, candidate.id)
-        common = {
-            "score": score,
-            "vector_similarity": similarity.get(key),
-            "text_rank": rank.get(key),
-        }
-        if candidate.kind == "claim" and candidate.id in claims:
-            hits.append(_claim_hit(claims[candidate.id], **common))  # type: ignore[index]
-        elif candidate.kind == "chunk" and candidate.id in chunks:
-            chunk = chunks[candidate.id]  # type: ignore[index]
-            if chunk.message_id is None:
-                hits.append(_passage_hit(chunk, **common))
-            elif chunk.message_id in turns:  # a turn deleted since it was ranked is gone
-                hits.append(_turn_hit(chunk, turns[chunk.message_id], **common))
-    return hits
+    """The hits of ``fused``, best first (``read_rows``, then ``hits_of``)."""
+    rows = read_rows([c for c, _ in fused], by_vector, query_vector)
+    return hits_of(fused, rows, by_text)
 
 
-def _rows(
-    fused: Sequence[tuple[Candidate, float]],
-    missing: Sequence[Candidate],
-    query_vector: Vector | None,
-) -> tuple[
-    dict[uuid.UUID, _ClaimRow], dict[int, _ChunkRow], dict[tuple[str, int | uuid.UUID], float]
-]:
-    """The rows of the ranked claims and chunks, and the cosine similarity of those of
-    ``missing`` that have an embedding (when there is a ``query_vector``)."""
-    if not fused:
-        return {}, {}, {}
-    literal = vector_literal(query_vector) if query_vector is not None else None
+def read_rows(
+    candidates: Sequence[Candidate],
+    by_vector: Iterable[Candidate],
+    query_vector: Vector | None = None,
+    *,
+    vectors: bool = False,
+) -> Rows:
+    """The rows of ``candidates`` in one statement, each with its cosine similarity: from
+    ``by_vector``, or else, when ``query_vector`` is given, computed from its row — every
+    hit has one, so that a caller's cite threshold applies to all alike (issue 17) and a
+    passage that only shares a word with the question is not cited for it. ``vectors``
+    reads the rows' embeddings too (for ``diversity``), and the missing similarities are
+    then computed from them."""
+    similarity: dict[Key, float] = {(c.kind, c.id): c.value for c in by_vector}
+    if not candidates:
+        return Rows({}, {}, similarity, {} if vectors else None)
+    missing = [c for c in candidates if (c.kind, c.id) not in similarity]
+    literal = vector_literal(query_vector) if query_vector is not None and not vectors else None
     unknown = [] if literal is None else missing
     with connection.cursor() as cursor:
         cursor.execute(
@@ -157,19 +158,21 @@ def _rows(
             [
                 ids_array(c.id for c in unknown if c.kind == "claim"),
                 literal,
-                ids_array(c.id for c, _ in fused if c.kind == "claim"),
+                vectors,
+                ids_array(c.id for c in candidates if c.kind == "claim"),
                 ids_array(c.id for c in unknown if c.kind == "chunk"),
                 literal,
-                ids_array(c.id for c, _ in fused if c.kind == "chunk"),
+                vectors,
+                ids_array(c.id for c in candidates if c.kind == "chunk"),
             ],
         )
-        rows = cursor.fetchall()
-    claims, chunks, computed = {}, {}, {}
-    for kind, pk, number, text, created_at, *chunk_columns, similarity in rows:
+        fetched = cursor.fetchall()
+    claims, chunks, read = {}, {}, {}
+    for kind, pk, number, text, created_at, *chunk_columns, computed, binary in fetched:
         if kind == "claim":
             claim = _ClaimRow(uuid.UUID(pk), number, text, created_at)
             claims[claim.id] = claim
-            key: tuple[str, int | uuid.UUID] = ("claim", claim.id)
+            key: Key = ("claim", claim.id)
         else:
             message_id, project_id, index, start, end, *document = chunk_columns
             chunk = _ChunkRow(
@@ -177,9 +180,45 @@ def _rows(
             )
             chunks[chunk.id] = chunk
             key = ("chunk", chunk.id)
-        if similarity is not None:
-            computed[key] = float(similarity)
-    return claims, chunks, computed
+        if computed is not None:
+            similarity[key] = float(computed)
+        if binary is not None:
+            read[key] = unit_vector(binary)
+    if not vectors:
+        return Rows(claims, chunks, similarity)
+    if query_vector is not None:
+        similarity.update({(c.kind, c.id): c.value for c in cosines(missing, read, query_vector)})
+    return Rows(claims, chunks, similarity, read)
+
+
+def hits_of(
+    fused: Sequence[tuple[Candidate, float]], rows: Rows, by_text: Iterable[Candidate]
+) -> list[SearchHit]:
+    """The hits of ``fused`` (whose rows ``rows`` holds), best first, each with its
+    similarity and its BM25 score from ``by_text``; a row gone since it was ranked is left
+    out."""
+    rank = {(c.kind, c.id): c.value for c in by_text}
+    # A chat turn's words, speaker and conversation are the chat's: asked of it (DESIGN §2).
+    chunks = [rows.chunks[c.id] for c, _ in fused if c.kind == "chunk" and c.id in rows.chunks]  # type: ignore[index]
+    turn_ids = [chunk.message_id for chunk in chunks if chunk.message_id is not None]
+    turns = turn_source().said(message_ids=turn_ids) if turn_ids else {}
+    hits = []
+    for candidate, score in fused:
+        key = (candidate.kind, candidate.id)
+        common = {
+            "score": score,
+            "vector_similarity": rows.similarity.get(key),
+            "text_rank": rank.get(key),
+        }
+        if candidate.kind == "claim" and candidate.id in rows.claims:
+            hits.append(_claim_hit(rows.claims[candidate.id], **common))  # type: ignore[index]
+        elif candidate.kind == "chunk" and candidate.id in rows.chunks:
+            chunk = rows.chunks[candidate.id]  # type: ignore[index]
+            if chunk.message_id is None:
+                hits.append(_passage_hit(chunk, **common))
+            elif chunk.message_id in turns:  # a turn deleted since it was ranked is gone
+                hits.append(_turn_hit(chunk, turns[chunk.message_id], **common))
+    return hits
 
 
 def _claim_hit(claim: _ClaimRow, **common: float | None) -> SearchHit:

@@ -239,30 +239,44 @@ def nearest(
 
     Scopes that need the same ``ef_search`` share one statement; claims and chunks
     together take two, each with its own (claims at 240 cost as much as chunks)."""
-    plan = plan or VectorPlan()
+    return nearest_each([(scopes, plan or VectorPlan())], vector, limit)[0]
+
+
+def nearest_each(
+    searches: Sequence[tuple[list[Scope], VectorPlan]], vector: Vector, limit: int
+) -> list[list[Candidate]]:
+    """``nearest`` of each ``(scopes, plan)``, in as few statements as their HNSW
+    candidate lists allow (a hybrid search's chunks and the turns of the period it names:
+    one)."""
     literal = vector_literal(vector)
-    by_ef: dict[int, list[tuple[str, str, list[Any]]]] = {}
-    for scope in scopes:
-        # "+ 0" keeps the planner from ordering by the HNSW index: every row is compared.
-        exact = scope.kind in plan.exact
-        order = "(s.embedding <=> %s::vector) + 0" if exact else "value"
-        order_params = [literal] if exact else []
-        by_ef.setdefault(plan.ef_for(scope.kind), []).append(
-            (
-                scope.kind,
-                f"SELECT s.id, s.embedding <=> %s::vector AS value FROM ({scope.sql}) AS s "  # noqa: S608 - scopes and tables from code, values as parameters
-                f"ORDER BY {order} LIMIT %s",
-                [literal, *scope.params, *order_params, limit],
+    by_ef: dict[int, list[tuple[int, str, str, list[Any]]]] = {}
+    for index, (scopes, plan) in enumerate(searches):
+        for scope in scopes:
+            distances = f"SELECT s.id, s.embedding <=> %s::vector AS value FROM ({scope.sql}) AS s"  # noqa: S608 - scopes and tables from code, values as parameters
+            if scope.kind in plan.exact:
+                # Every row compared: OFFSET 0 keeps the planner from ordering by the HNSW
+                # index, and each row's distance is computed once (ordering by
+                # "(embedding <=> q) + 0" computed it twice: a year's 10,000 turns took 8 %
+                # longer, bench/bench_search.py's data).
+                sql = (
+                    f"SELECT r.id, r.value FROM ({distances} OFFSET 0) AS r "  # noqa: S608 - scopes and tables from code, values as parameters
+                    "ORDER BY r.value LIMIT %s"
+                )
+            else:
+                sql = f"{distances} ORDER BY value LIMIT %s"
+            by_ef.setdefault(plan.ef_for(scope.kind), []).append(
+                (index, scope.kind, sql, [literal, *scope.params, limit])
             )
-        )
-    found = []
+    kinds = [scope.kind for scopes, _ in searches for scope in scopes]
+    found: list[list[Candidate]] = [[] for _ in searches]
     for ef_search, lists in by_ef.items():
-        if len(by_ef) > 1 or ef_search != ef_search_for([scope.kind for scope in scopes]):
+        if len(by_ef) > 1 or ef_search != ef_search_for(kinds):
             with connection.cursor() as cursor:
                 cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
-        found += [Candidate(c.kind, c.id, 1.0 - c.value) for c in _union(lists)]
+        for index, candidate in _union(lists):
+            found[index].append(Candidate(candidate.kind, candidate.id, 1.0 - candidate.value))
     # relaxed_order may return neighbours slightly out of order: sorted here.
-    return sorted(found, key=lambda candidate: -candidate.value)
+    return [sorted(candidates, key=lambda candidate: -candidate.value) for candidates in found]
 
 
 def vector_literal(vector: Vector) -> str:
@@ -276,6 +290,33 @@ def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorP
     longer HNSW candidate list for those under ``CAIRN_SEARCH_SMALL_SHARE`` of their
     table; row counts from the BM25 statistics, table sizes from the planner's (-1 before
     a table was first analysed), all read in one round trip."""
+    return search_plans(chunks, claims).vectors
+
+
+@dataclass(frozen=True)
+class DatedScope:
+    """The rows of ``scope`` said ``said_between`` (the user's chunks of a named period)."""
+
+    scope: Scope
+    user_id: int
+    said_between: tuple[datetime, datetime]
+
+
+@dataclass(frozen=True)
+class Plans:
+    """How a search's vector lists are searched (``search_plans``): its chunks and claims
+    (``vector_plan``), and the rows of the period it names (``period_plan``), if any."""
+
+    vectors: VectorPlan
+    period: VectorPlan | None = None
+
+
+def search_plans(
+    chunks: Collection | None, claims: Collection | None, period: DatedScope | None = None
+) -> Plans:
+    """``vector_plan`` and ``period_plan`` in one round trip (a hybrid search asks for
+    both once it has the query's embedding; each was a round trip of its own, on its own
+    thread)."""
     wanted = [
         (kind, collection, table)
         for kind, collection, table in (
@@ -284,17 +325,32 @@ def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorP
         )
         if collection is not None
     ]
-    if not wanted:
-        return VectorPlan()
+    if not wanted and period is None:
+        return Plans(VectorPlan())
     parts: list[str] = []
     params: list[Any] = []
     for _, collection, table in wanted:
         count_sql, count_params = collection_rows_sql(collection)
         parts += [f"({count_sql})", "(SELECT reltuples FROM pg_class WHERE oid = %s::regclass)"]
         params += [*count_params, table]
+    cap = int(settings.CAIRN_SEARCH_EXACT_ROWS_SMALL)
+    if period is not None:
+        # said_at alone is selected so that the index answers without reading the rows.
+        parts.append(
+            f"(SELECT count(*) FROM (SELECT said_at FROM {Chunk._meta.db_table} "  # noqa: S608 - tables from code, values as parameters
+            "WHERE user_id = %s AND said_at >= %s AND said_at < %s LIMIT %s) AS rows)"
+        )
+        params += [period.user_id, *period.said_between, cap + 1]
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {', '.join(parts)}", params)
         sizes = cursor.fetchone()
+        bound = int(sizes[-1]) if period is not None else 0
+        if period is not None and bound > cap:
+            cursor.execute(
+                f"SELECT count(*) FROM ({period.scope.sql} LIMIT %s) AS rows",  # noqa: S608 - scopes and tables from code, values as parameters
+                [*period.scope.params, cap + 1],
+            )
+            (bound,) = cursor.fetchone()
     exact, ef_search = [], []
     for index, (kind, _, _) in enumerate(wanted):
         rows, table_rows = int(sizes[2 * index]), float(sizes[2 * index + 1] or 0)
@@ -305,7 +361,8 @@ def vector_plan(chunks: Collection | None, claims: Collection | None) -> VectorP
             exact.append(kind)
         elif small_share:
             ef_search.append((kind, int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)))
-    return VectorPlan(tuple(exact), tuple(ef_search))
+    period_rows = subset_plan(period.scope.kind, bound) if period is not None else None
+    return Plans(VectorPlan(tuple(exact), tuple(ef_search)), period_rows)
 
 
 def period_plan(
@@ -318,22 +375,9 @@ def period_plan(
     six, bench/bench_search.py): they bound the scope's rows from above, and at most the
     threshold settles it. Only a larger period has the scope itself counted (a project's,
     and without archived or excluded turns)."""
-    cap = int(settings.CAIRN_SEARCH_EXACT_ROWS_SMALL)
-    with connection.cursor() as cursor:
-        # said_at alone is selected so that the index answers without reading the rows.
-        cursor.execute(
-            f"SELECT count(*) FROM (SELECT said_at FROM {Chunk._meta.db_table} "  # noqa: S608 - tables from code, values as parameters
-            "WHERE user_id = %s AND said_at >= %s AND said_at < %s LIMIT %s) AS rows",
-            [user_id, *said_between, cap + 1],
-        )
-        (bound,) = cursor.fetchone()
-        if bound > cap:
-            cursor.execute(
-                f"SELECT count(*) FROM ({scope.sql} LIMIT %s) AS rows",  # noqa: S608 - scopes and tables from code, values as parameters
-                [*scope.params, cap + 1],
-            )
-            (bound,) = cursor.fetchone()
-    return subset_plan(scope.kind, bound)
+    plan = search_plans(None, None, DatedScope(scope, user_id, said_between)).period
+    assert plan is not None
+    return plan
 
 
 def subset_plan(kind: str, rows: int) -> VectorPlan:
@@ -347,21 +391,23 @@ def subset_plan(kind: str, rows: int) -> VectorPlan:
     return VectorPlan(ef_search=((kind, int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)),))
 
 
-def _union(lists: list[tuple[str, str, list[Any]]]) -> list[Candidate]:
-    """All the ranked ``(kind, statement selecting (id, value), params)`` lists in one
-    statement: one round trip instead of one each."""
+def _union(lists: list[tuple[int, str, str, list[Any]]]) -> list[tuple[int, Candidate]]:
+    """All the ranked ``(list index, kind, statement selecting (id, value), params)``
+    lists in one statement: one round trip instead of one each."""
     if not lists:
         return []
     statements, params = [], []
-    for kind, sql, list_params in lists:
-        statements.append(f"(SELECT %s, ranked.id::text, ranked.value FROM ({sql}) AS ranked)")  # noqa: S608 - scopes and tables from code, values as parameters
+    for index, kind, sql, list_params in lists:
+        statements.append(
+            f"(SELECT {index}, %s, ranked.id::text, ranked.value FROM ({sql}) AS ranked)"  # noqa: S608 - scopes and tables from code, values as parameters
+        )
         params += [kind, *list_params]
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(statements), params)
         rows = cursor.fetchall()
     return [
-        Candidate(kind, int(pk) if kind == "chunk" else uuid.UUID(pk), float(value))
-        for kind, pk, value in rows
+        (index, Candidate(kind, int(pk) if kind == "chunk" else uuid.UUID(pk), float(value)))
+        for index, kind, pk, value in rows
     ]
 
 
