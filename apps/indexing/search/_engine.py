@@ -64,6 +64,7 @@ from ._queries import (
     search_session,
     vector_plan,
 )
+from ._units import units_ranking
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -112,6 +113,7 @@ def hybrid_search(
             depth=_depth(wanted, fusion),
             exclude_message_ids=excluded,
             vector=vector,
+            units=fusion.units > 0,
         )
         # Diversifying re-orders a pool of the first hits (``diversity.POOL``).
         pool = max(wanted, POOL) if fusion.diversity else wanted
@@ -208,8 +210,10 @@ def hybrid_rankings(
     depth: int,
     exclude_message_ids: Sequence[uuid.UUID | str] = (),
     vector: Vector | None = None,
+    units: bool = True,
 ) -> Rankings:
-    """The rankings ``hybrid_search`` fuses (the quality benchmark tunes their weights)."""
+    """The rankings ``hybrid_search`` fuses (the quality benchmark tunes their weights;
+    ``units``: with the chat turns' memory units, which weigh nothing when off)."""
     scopes = _scopes(user, project, kinds, exclude_message_ids)
     turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids)
     chunk_scopes = [scope for scope in scopes if scope.kind == "chunk"]
@@ -258,6 +262,20 @@ def hybrid_rankings(
         if period
         else list
     )
+    # The turns by their statements (``units``), searched beside once the query's
+    # embedding is there (the user's units are counted meanwhile).
+    units_result = (
+        run_beside(
+            units_ranking,
+            user=user,
+            project=project,
+            exclude_message_ids=exclude_message_ids,
+            query_vector=query_vector,
+            depth=depth,
+        )
+        if units and "message" in kinds
+        else list
+    )
     try:
         if vector is None:
             vector = get_embedding_provider().embed_query(query)
@@ -271,7 +289,7 @@ def hybrid_rankings(
             by_chunk = nearest(chunk_scopes, vector, depth, _plan(user, project, dated))
     # The period first: run here, inside a caller's transaction, its settings (a longer
     # HNSW candidate list) are then replaced by the text rankings' usual ones.
-    by_period, by_about = period_result(), about_result()
+    by_period, by_about, by_units = period_result(), about_result(), units_result()
     (by_turn, *by_window), by_claim = beside()
     # As ``nearest`` orders one list of both kinds: by similarity, chunks first among equals.
     by_vector = sorted([*by_chunk, *by_claim], key=lambda candidate: -candidate.value)
@@ -282,6 +300,7 @@ def hybrid_rankings(
         query_vector=vector,
         period=by_period,
         about=by_about,
+        units=by_units,
     )
 
 

@@ -30,6 +30,7 @@ class Rankings:
     query_vector: Vector | None = None
     period: list[Candidate] = field(default_factory=list)
     about: list[Candidate] = field(default_factory=list)
+    units: list[Candidate] = field(default_factory=list)
 
     def fused(self, fusion: Fusion, depth: int | None = None) -> list[tuple[Candidate, float]]:
         """Fused by ``fusion``, each list cut to ``depth`` when given."""
@@ -39,6 +40,7 @@ class Rankings:
             (self.windows[:depth], fusion.windows),
             (self.period[:depth], fusion.period),
             (self.about[:depth], fusion.about),
+            (self.units[:depth], fusion.units),
         )
         if fusion.method == "scores":
             return fuse_scores(*weighted, head=fusion.min_depth, k=fusion.rrf_k)
@@ -70,6 +72,7 @@ class Fusion:
     several_depth: int = 0
     diversity: float = 0.0
     about: float = 0.0
+    units: float = 0.0
 
     def __post_init__(self) -> None:
         if self.method not in ("rrf", "scores"):
@@ -176,7 +179,7 @@ def _rank_scores(
 # the tuning half could not tell 45, 60 or 100 from 30 (the same recall), so the cheaper
 # is kept.
 FUSION = Fusion(
-    vector=1.0,
+    vector=0.5,
     turns=0.25,
     windows=1.0,
     min_depth=30,
@@ -185,4 +188,5 @@ FUSION = Fusion(
     several_depth=0,
     diversity=0.1,
     about=3.0,
+    units=0.5,
 )
