@@ -13,7 +13,10 @@ Forms compared (``--forms``): ``third`` (speakers' turns rewritten to their name
 user's own turns as they are), ``plain`` (every sentence as it is said), ``speakers``
 (``third``, of the transcripts' speakers only).
 
-Run: .venv/bin/python bench/bench_units.py [--forms third plain speakers] — after
+``--latency``: instead, each question searched by ``hybrid_search`` with the units' list
+and without it, alternately, on this small account (p50 / p95 of each).
+
+Run: .venv/bin/python bench/bench_units.py [--forms third plain speakers] [--latency] — after
 ``bench/bench_quality.py --keep`` (or ``--reuse``) has built the corpus's database.
 """
 
@@ -118,8 +121,12 @@ def units_ranking(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--forms", nargs="+", default=["third", "plain", "speakers"])
+    parser.add_argument("--latency", action="store_true")
     args = parser.parse_args()
     _django.setup(database=DATABASE)
+    if args.latency:
+        latency()
+        return
     from apps.indexing.embeddings import get_embedding_provider
     from apps.indexing.models import Chunk
     from apps.indexing.search._engine import FUSION, KINDS, _depth, hybrid_rankings
@@ -232,6 +239,36 @@ def main() -> None:
     variant = [o for o in test_outcomes if o.question_id in speakers_ids]
     for line in table(variant, list(results), ("multi-session", "inferential"), labels):
         print(line)
+
+
+def latency(rounds: int = 2) -> None:
+    """``hybrid_search`` with the units' list and without, question by question."""
+    from apps.indexing.embeddings import get_embedding_provider
+    from apps.indexing.search import _engine
+    from apps.indexing.search._engine import hybrid_search
+
+    corpus = corpus_load()
+    provider = get_embedding_provider()
+    model_key = hashlib.sha256(provider.name.encode()).hexdigest()[:6]
+    email = f"corpus-{corpus_fingerprint(corpus)}-{model_key}@{EMAIL_DOMAIN}"
+    found = reusable_import(corpus, email)
+    if found is None:
+        raise SystemExit("no current import: run bench/bench_quality.py --keep first")
+    user = found[0]
+    chosen = _engine.FUSION
+    fusions = {"with units": chosen, "without": replace(chosen, units=0.0)}
+    samples: dict[str, list[float]] = {name: [] for name in fusions}
+    for round_ in range(rounds):
+        for index, question in enumerate(corpus.questions):
+            order = list(fusions) if (index + round_) % 2 else list(fusions)[::-1]
+            for name in order:
+                _engine.FUSION = fusions[name]
+                start = time.perf_counter()
+                hybrid_search(user=user, query=question.question, k=K)
+                samples[name].append((time.perf_counter() - start) * 1000)
+    _engine.FUSION = chosen
+    for name, values in samples.items():
+        _django.report(f"hybrid_search {name} (small account)", values)
 
 
 if __name__ == "__main__":
