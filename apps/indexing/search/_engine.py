@@ -14,7 +14,9 @@ A query that names a stretch of time ("in May 2024", "last week": ``periods``) a
 fourth list, the chat turns said then, nearest first: what was said then is what such a
 question is about, whatever words it used. A query that names someone or something the
 user wrote of ("what does Ilse do with her kids?": ``entities``) adds a fifth, the
-passages about them, nearest to the query without the names first.
+passages about them, nearest to the query without the names first. A sixth holds the chat
+turns by their memory units (``units``: the statements a person's turn makes, told of
+whoever said it), each turn as near as its nearest unit.
 
 The fused list's first hits are then re-ordered so that a hit much like one above it gives
 way to one that adds something (``diversity``), and a question asking for several things
