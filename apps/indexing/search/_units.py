@@ -34,8 +34,8 @@ from ..models import MemoryUnit
 from ._queries import (
     Candidate,
     Scope,
-    _in_scopes,
     chunk_scope,
+    in_scopes,
     nearest,
     search_session,
     subset_plan,
@@ -83,7 +83,7 @@ def units_ranking(
             best: dict[int | uuid.UUID, Candidate] = {}
             for candidate in found:
                 best.setdefault(candidate.id, candidate)
-            [kept] = _in_scopes([(scope, list(best))]) if best else [set()]
+            [kept] = in_scopes([(scope, list(best))]) if best else [set()]
             ranked = [candidate for pk, candidate in best.items() if pk in kept][:depth]
             if len(ranked) >= depth or len(found) < read or read >= MAX_READ:
                 return ranked
