@@ -5,8 +5,11 @@ itself is."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from apps.accounts.models import User
@@ -16,7 +19,8 @@ from apps.indexing.models import Chunk, MemoryUnit
 from apps.indexing.search import hybrid_search
 from apps.indexing.search._engine import KINDS, hybrid_rankings
 from apps.indexing.services import message_index, messages_index
-from apps.indexing.services.units import units_build
+from apps.indexing.services.units import by_person, units_build
+from apps.indexing.turns import TurnSaid
 from apps.indexing.units import units_of
 from apps.projects.models import Project
 from apps.projects.services import project_ensure_personal
@@ -47,6 +51,26 @@ def test_a_turn_states_its_sentences_of_whoever_said_it() -> None:
     assert units_of("I sold my old bike to a neighbour. Thanks!", speaker=None) == [
         "I sold my old bike to a neighbour."
     ]
+
+
+def turn(role: str, content: str, external_source: str = "", status: str = "complete") -> TurnSaid:
+    return TurnSaid(
+        message_id=uuid.uuid4(),
+        conversation_id=uuid.uuid4(),
+        role=role,
+        content=content,
+        status=status,
+        created_at=timezone.now(),
+        external_source=external_source,
+    )
+
+
+def test_only_a_persons_finished_turns_make_units() -> None:
+    assert by_person(turn("user", "I sold my bike."))
+    assert by_person(turn("assistant", "Caroline: I sold my bike.", "transcript"))
+    assert not by_person(turn("assistant", "Caroline: I sold my bike."))  # Cairn's answer
+    assert not by_person(turn("assistant", "Bikes hold their value well.", "chatgpt"))
+    assert not by_person(turn("user", "I sold my bike.", status="failed"))
 
 
 @pytest.mark.django_db
