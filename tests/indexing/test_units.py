@@ -116,9 +116,10 @@ def test_cairns_own_answers_have_no_units(user: User, project: Project) -> None:
     messages_index(message_ids=[m.pk for m in messages])
 
     assert units_build(message_ids=[m.pk for m in messages]) == 1
-    assert list(MemoryUnit.objects.values_list("text", flat=True)) == [
-        "I repotted the fig tree on the balcony yesterday."
-    ]
+    [unit] = MemoryUnit.objects.select_related("chunk")
+    assert unit.text == "I repotted the fig tree on the balcony yesterday."
+    # The whole turn as the model read it: its vector is the turn's, not embedded again.
+    assert list(unit.embedding) == list(unit.chunk.embedding)
 
 
 @pytest.mark.django_db

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from django.db import transaction
 
 from ..embeddings import EmbeddingProvider, get_embedding_provider
-from ..mentions import speaker_of
+from ..mentions import as_read, speaker_of
 from ..models import Chunk, MemoryUnit
 from ..turns import TurnSaid, turn_source
 from ..units import units_of
@@ -49,18 +49,28 @@ def units_build(
     people = {pk: turn for pk, turn in said.items() if by_person(turn)}
     chunks = list(
         Chunk.objects.filter(message_id__in=list(said)).values_list(
-            "id", "user_id", "message_id", "text"
+            "id", "user_id", "message_id", "text", "start", "embedding"
         )
     )
     planned: list[tuple[int, int, str]] = []
-    for chunk_id, user_id, message_id, text in chunks:
+    # A unit that is its whole passage as the model read it (a one-sentence turn of the
+    # user's) has the passage's vector already: only the others are embedded.
+    known: dict[int, object] = {}
+    for chunk_id, user_id, message_id, text, start, embedding in chunks:
         turn = people.get(message_id)
         if turn is None:
             continue
+        read = as_read(text, opens_turn=start == 0).strip()
         for unit in units_of(text, speaker=speaker_of(turn.content)):
+            if unit == read:
+                known[len(planned)] = embedding
             planned.append((chunk_id, user_id, unit))
     provider = provider or get_embedding_provider()
-    vectors = provider.embed_documents([unit for _, _, unit in planned])
+    fresh = [index for index in range(len(planned)) if index not in known]
+    embedded = provider.embed_documents([planned[index][2] for index in fresh])
+    vectors = [known.get(index) for index in range(len(planned))]
+    for index, vector in zip(fresh, embedded, strict=True):
+        vectors[index] = vector
     with transaction.atomic():
         # Locked, so that a chunk is not deleted under its units (re-indexed meanwhile:
         # its new chunks have units of their own queued).
