@@ -177,8 +177,22 @@ def main() -> None:
     results = {"base": FUSION}
     all_rankings = {"base": base}
     for form in args.forms:
-        chunk_ids, texts = unit_rows(user, "third" if form == "filter" else form)
-        if form == "filter":
+        chunk_ids, texts = unit_rows(user, "third" if form in ("filter", "mixed") else form)
+        if form == "mixed":
+            # The transcripts' speakers' units; the user's own turns by their own vectors,
+            # those that state something (no sentence of theirs embedded again).
+            speakers = set(unit_rows(user, "speakers")[0])
+            stored = dict(Chunk.objects.filter(id__in=chunk_ids).values_list("id", "embedding"))
+            spoken = [(c, t) for c, t in zip(chunk_ids, texts, strict=True) if c in speakers]
+            own = list(dict.fromkeys(c for c in chunk_ids if c not in speakers))
+            chunk_ids = [c for c, _ in spoken] + own
+            vectors = np.concatenate(
+                [
+                    unit_vectors([t for _, t in spoken], provider),
+                    np.asarray([stored[c] for c in own], dtype=np.float32),
+                ]
+            )
+        elif form == "filter":
             # A control: the turns' own vectors, of the turns that state something.
             chunk_ids = list(dict.fromkeys(chunk_ids))
             stored = dict(Chunk.objects.filter(id__in=chunk_ids).values_list("id", "embedding"))
