@@ -80,9 +80,9 @@ def units_ranking(
         read = READ_PER_TURN * depth
         while True:
             found = nearest([units], vector, read, plan)
-            best: dict[int | uuid.UUID, Candidate] = {}
+            best: dict[int, Candidate] = {}
             for candidate in found:
-                best.setdefault(candidate.id, candidate)
+                best.setdefault(int(candidate.id), candidate)
             [kept] = in_scopes([(scope, list(best))]) if best else [set()]
             ranked = [candidate for pk, candidate in best.items() if pk in kept][:depth]
             if len(ranked) >= depth or len(found) < read or read >= MAX_READ:

@@ -166,7 +166,7 @@ def messages_index(
             turn.message_id: speaker_of(turn.text) for turn in turns
         }
         chunk_mentions_write((row, speakers[row.message_id]) for row in rows)
-        units_enqueue(message_ids=list(dict.fromkeys(row.message_id for row in rows)))
+        units_enqueue(message_ids=list(dict.fromkeys(str(row.message_id) for row in rows)))
     batch = {turn.message_id for turn in turns}
     outside = {t.previous_message_id for t in turns if t.previous_message_id not in batch}
     message_windows_refresh(message_ids=[pk for pk in outside if pk is not None])
