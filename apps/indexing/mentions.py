@@ -50,6 +50,11 @@ _CALENDAR = frozenset(word.casefold() for word in (*MONTHS, *WEEKDAYS))
 # Capitalised words that are never a name.
 _NEVER = frozenset({"i", "i'm", "i’m", "i've", "i’ve", "i'll", "i’ll", "i'd", "i’d", "ok", "okay"})
 _POSSESSIVE = re.compile(r"['’]s?$")
+# Given names that are everyday words ("Will", "May", "June"): a name where a transcript's
+# heading says someone by it speaks ("Will: I took the kids …"), and where a question
+# writes it capitalised inside a sentence ("What does Will do …?"); never read as a name
+# in a passage's text, nor at a question's start ("Will she enjoy …?").
+_EVERYDAY_NAMES = frozenset({"will", "may", "june", "april", "august"})
 
 # People one has (kin, friends, people at work, people one pays), singular: "my old
 # flatmate" is someone, "my kids" are not one person.
@@ -103,7 +108,8 @@ def speaker_of(text: str) -> str | None:
     words = name.split()
     if any(word.casefold() in _NOT_SPEAKERS for word in words):
         return None
-    if len(words) == 1 and (name.isupper() or name.casefold() in name_stop_words()):
+    everyday = name.casefold() in name_stop_words() and name.casefold() not in _EVERYDAY_NAMES
+    if len(words) == 1 and (name.isupper() or everyday):
         return None  # "FYI:", "So:" — a heading, not a person
     return name
 
@@ -139,7 +145,7 @@ def mentions_in(text: str, *, speaker: str | None = None) -> list[Mention]:
 
     body = text
     if speaker:
-        for key in name_keys(speaker):
+        for key in speaker_keys(speaker):
             add(key, SPEAKER)
         head = _SPEAKER.match(text)
         if head and head.group(1) == speaker:
@@ -171,6 +177,14 @@ def name_keys(run: str) -> list[str]:
     if len(words) > 1 and keys:
         keys.append(" ".join(words))
     return keys
+
+
+def speaker_keys(speaker: str) -> list[str]:
+    """A transcript speaker's keys: ``name_keys``, and a lone name that is also an everyday
+    word ("Will") as it is, the heading vouching for it."""
+    if key_of(speaker) in _EVERYDAY_NAMES:
+        return [key_of(speaker)]
+    return name_keys(speaker)
 
 
 def relation_key(teller: str, relation: str) -> str:
@@ -240,6 +254,15 @@ def query_keys(query: str) -> AskedNames:
             or following.group().casefold() not in name_stop_words()
         ):
             opening += [key for key in keys if key not in opening]
+    for word in NAME_WORD.finditer(query):
+        key = key_of(word.group())
+        if (
+            word.group()[:1].isupper()
+            and key in _EVERYDAY_NAMES
+            and key not in written
+            and not _sentence_start(query, word.start())
+        ):
+            written.append(key)
     return AskedNames(tuple(written), tuple(k for k in opening if k not in written))
 
 

@@ -482,3 +482,46 @@ class Mention(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} {self.key!r} in chunk {self.chunk_id}"
+
+
+class MemoryUnit(models.Model):
+    """A statement a chat turn makes, told of whoever said it (``units``): "Ingrid took
+    Ingrid's two to the pottery class." Search ranks them beside the turns, each hit
+    counted for its chunk (``search._units``); they are no claims, and never reach the
+    user's review of pending claims.
+
+    Built after the turn is searchable (``services.units``, a follow-up task) and deleted
+    with its chunk by the database (``ON DELETE CASCADE``, migration 0014, as ``Mention``):
+    re-indexing a turn, deleting it, its conversation or its user take its units along.
+    Whether a unit is searched is its chunk's say (user, project, archived, left out):
+    search joins every unit to its chunk's scope. ``user_id`` is the chunk's, copied so
+    that one user's units are found by one index."""
+
+    id = models.BigAutoField(primary_key=True)
+    chunk = models.ForeignKey(
+        Chunk,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="units",
+    )
+    user_id = models.BigIntegerField()
+    text = models.TextField()
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
+
+    class Meta:
+        db_table = "indexing_unit"
+        indexes = [
+            models.Index(fields=["user_id"], name="unit_user_idx"),
+            models.Index(fields=["chunk"], name="unit_chunk_idx"),
+            HnswIndex(
+                name="unit_embedding_hnsw_idx",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"unit of chunk {self.chunk_id}: {self.text[:40]!r}"

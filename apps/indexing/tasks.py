@@ -27,6 +27,7 @@ from .services.documents import IndexRun, documents_mark_failed, documents_mark_
 from .services.postings import PackingAbandoned, postings_pack, postings_pack_due
 from .services.progress import source_status_set
 from .services.queue import enqueue_documents
+from .services.units import units_build
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +111,11 @@ def scan_folder_source(source_id: str, attempt: int = 1) -> str:
         f"{result.retried} retried, {result.unchanged} unchanged, {result.removed} removed, "
         f"{len(result.refused)} refused"
     )
+
+
+@durable(max_attempts=5)
+def build_units(message_ids: list[str]) -> str:
+    return f"{units_build(message_ids=message_ids)} units"
 
 
 @durable(max_attempts=5)

@@ -100,3 +100,19 @@ def test_the_model_reads_a_transcript_turn_without_its_heading() -> None:
     assert unheaded("Melanie: Thanks, Caroline!") == "Thanks, Caroline!"
     assert unheaded("FYI: the boiler is fixed.") == "FYI: the boiler is fixed."
     assert unheaded("No heading here.") == "No heading here."
+
+
+def test_a_speaker_named_by_an_everyday_word_is_a_speaker() -> None:
+    """ "Will: …" and "May: …" head transcripts as "Melanie: …" does; a question asks of
+    Will inside a sentence, not at its start ("Will she …" is a verb)."""
+    turn = "Will: I took the kids to the zoo on Sunday."
+
+    assert speaker_of(turn) == "Will"
+    assert speaker_of("May: I started a pottery course.") == "May"
+    assert keys(turn, SPEAKER) == {"will"}
+    assert unheaded(turn) == "I took the kids to the zoo on Sunday."
+    assert speaker_of("So: where were we?") is None
+    assert "will" in query_keys("What does Will do with his kids?").written
+    assert query_keys("Will she enjoy a hiking trip?") == AskedNames()
+    # In a passage's text the word is no name: "in May" names no one.
+    assert keys("We moved house in May, finally.", NAMED) == set()

@@ -188,3 +188,12 @@ def test_the_model_reads_a_transcript_turn_without_its_speaker(
     embeddings_refresh(provider=real_provider)  # type: ignore[arg-type]
     chunk.refresh_from_db()
     assert float(expected @ chunk.embedding) > 0.999
+
+
+def test_a_speaker_called_will_is_found_by_name(user: User, project: Project) -> None:
+    """A transcript's speaker whose name is an everyday word is a speaker like any other."""
+    zoo = "Will: I took the kids to the zoo on Sunday."
+    told(user, project, [zoo, "Ada: The kids are off school next week.", "I will call you."])
+
+    assert about(user, "What does Will do with his kids?") == [zoo]
+    assert about(user, "Will the kids enjoy the zoo?") == []

@@ -14,7 +14,9 @@ A query that names a stretch of time ("in May 2024", "last week": ``periods``) a
 fourth list, the chat turns said then, nearest first: what was said then is what such a
 question is about, whatever words it used. A query that names someone or something the
 user wrote of ("what does Ilse do with her kids?": ``entities``) adds a fifth, the
-passages about them, nearest to the query without the names first.
+passages about them, nearest to the query without the names first. A sixth holds the chat
+turns by their memory units (``units``: the statements a person's turn makes, told of
+whoever said it), each turn as near as its nearest unit.
 
 The fused list's first hits are then re-ordered so that a hit much like one above it gives
 way to one that adds something (``diversity``), and a question asking for several things
@@ -66,6 +68,7 @@ from ._queries import (
     search_session,
     vector_plan,
 )
+from ._units import units_ranking
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -114,6 +117,7 @@ def hybrid_search(
             depth=_depth(wanted, fusion),
             exclude_message_ids=excluded,
             vector=vector,
+            units=fusion.units > 0,
         )
         # Diversifying re-orders a pool of the first hits (``diversity.POOL``): their rows
         # are read with their vectors, then the wanted ones are chosen among them.
@@ -210,8 +214,10 @@ def hybrid_rankings(
     depth: int,
     exclude_message_ids: Sequence[uuid.UUID | str] = (),
     vector: Vector | None = None,
+    units: bool = True,
 ) -> Rankings:
-    """The rankings ``hybrid_search`` fuses (the quality benchmark tunes their weights)."""
+    """The rankings ``hybrid_search`` fuses (the quality benchmark tunes their weights;
+    ``units``: with the chat turns' memory units, which weigh nothing when off)."""
     scopes = _scopes(user, project, kinds, exclude_message_ids)
     turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids)
     chunk_scopes = [scope for scope in scopes if scope.kind == "chunk"]
@@ -253,9 +259,30 @@ def hybrid_rankings(
     )
     period = period_named(query, now=timezone.localtime()) if dated else None
     said_then = _said_in(period, user, project, dated, exclude_message_ids) if period else None
+    # The turns by their statements (``units``), searched beside once the query's
+    # embedding is there (the user's units are counted meanwhile).
+    unit_vector: Future[Vector] = Future()
+    units_result = (
+        run_beside(
+            units_ranking,
+            user=user,
+            project=project,
+            exclude_message_ids=exclude_message_ids,
+            query_vector=unit_vector,
+            depth=depth,
+        )
+        if units and "message" in kinds
+        else list
+    )
     try:
         if vector is None:
             vector = get_embedding_provider().embed_query(query)
+    except BaseException as error:
+        for waited in (query_vector, unit_vector):
+            waited.set_exception(error)  # the threads beside stop waiting for it
+        raise
+    unit_vector.set_result(vector)
+    try:
         plans = search_plans(
             _collection(user, project, dated) if chunk_scopes else None,
             _collection(user, None, ["claim"]) if claim_scopes else None,
@@ -274,7 +301,7 @@ def hybrid_rankings(
         with search_session(["chunk"]):
             by_chunk, *period_found = nearest_each(searches, vector, depth)
         by_period = period_found[0] if period_found else []
-    by_about = about_result()
+    by_about, by_units = about_result(), units_result()
     (by_turn, *by_window), by_claim = beside()
     # As ``nearest`` orders one list of both kinds: by similarity, chunks first among equals.
     by_vector = sorted([*by_chunk, *by_claim], key=lambda candidate: -candidate.value)
@@ -285,6 +312,7 @@ def hybrid_rankings(
         query_vector=vector,
         period=by_period,
         about=by_about,
+        units=by_units,
     )
 
 

@@ -495,7 +495,7 @@ def _chunks_ranked_in_scopes(
     while pending:
         best = {index: scores[index].best(depths[index]) for index in pending}
         checked = [index for index in pending if best[index]]
-        kept = _in_scopes([(scopes[index], [pk for pk, _ in best[index]]) for index in checked])
+        kept = in_scopes([(scopes[index], [pk for pk, _ in best[index]]) for index in checked])
         pending = []
         for index, in_scope in zip(checked, kept, strict=True):
             ranked[index] = [
@@ -507,7 +507,7 @@ def _chunks_ranked_in_scopes(
     return ranked
 
 
-def _in_scopes(checks: Sequence[tuple[Scope, list[int]]]) -> list[set[int]]:
+def in_scopes(checks: Sequence[tuple[Scope, list[int]]]) -> list[set[int]]:
     """Which of each list of chunk ids lie in its scope, in one statement."""
     if not checks:
         return []

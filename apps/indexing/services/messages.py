@@ -16,6 +16,7 @@ from ..turns import TurnToIndex, turn_source
 from .mentions import chunk_mentions_write
 from .postings import postings_pack_if_due
 from .queue import enqueue
+from .units import units_enqueue
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +74,8 @@ def message_index(*, message_id: uuid.UUID | str, provider: EmbeddingProvider | 
         )
         speaker = speaker_of(turn.text)
         chunk_mentions_write((created_chunk, speaker) for created_chunk in created)
+        # Owed with the chunks, built once they are searchable (``services.units``).
+        units_enqueue(message_ids=[turn.message_id] if created else [])
     if turn.previous_message_id is not None:
         # The turn before was indexed before this one existed: its window gains it now.
         message_windows_refresh(message_ids=[turn.previous_message_id])
@@ -163,6 +166,7 @@ def messages_index(
             turn.message_id: speaker_of(turn.text) for turn in turns
         }
         chunk_mentions_write((row, speakers[row.message_id]) for row in rows)
+        units_enqueue(message_ids=list(dict.fromkeys(str(row.message_id) for row in rows)))
     batch = {turn.message_id for turn in turns}
     outside = {t.previous_message_id for t in turns if t.previous_message_id not in batch}
     message_windows_refresh(message_ids=[pk for pk in outside if pk is not None])

@@ -11,7 +11,12 @@ the same service that indexes uploads and folders.
 
 ``manage.py reindex --mentions``: read again the names, speakers and relations of every
 passage (for passages indexed before migration 0012, or after the rules of
-``apps/indexing/mentions.py`` changed); nothing is embedded again."""
+``apps/indexing/mentions.py`` changed); nothing is embedded again.
+
+``manage.py reindex --units``: build again the memory units (the statements) of every
+chat turn said by a person (for turns indexed before migration 0014, or after the rules of
+``apps/indexing/units.py`` changed). Re-embedding for a new model builds them again too:
+they are embedded by the same model as the queries."""
 
 from __future__ import annotations
 
@@ -31,8 +36,10 @@ from apps.indexing.services.reembed import (
     stale_count,
     vector_indexes_rebuild,
 )
+from apps.indexing.services.units import units_build
 
 WINDOW_BATCH = 500
+UNIT_BATCH = 500
 DOCUMENT_BATCH = 20
 """Documents per ``documents_index`` call: enough to fill the model's batches, few enough
 that an interrupted run has finished most of what it started."""
@@ -60,6 +67,11 @@ class Command(BaseCommand):
             help="Read every passage's names, speakers and relations again; embeds nothing.",
         )
         parser.add_argument(
+            "--units",
+            action="store_true",
+            help="Build every chat turn's memory units (its statements) again.",
+        )
+        parser.add_argument(
             "--documents",
             action="store_true",
             help="Cut every indexed file into passages again and embed them (after a "
@@ -75,6 +87,9 @@ class Command(BaseCommand):
             return
         if options["mentions"]:
             self._mentions(dry_run=options["dry_run"])
+            return
+        if options["units"]:
+            self._units(dry_run=options["dry_run"])
             return
         provider = get_embedding_provider()
         stale = stale_count(provider=provider, model=options["model"])
@@ -99,6 +114,8 @@ class Command(BaseCommand):
         started = time.monotonic()
         vector_indexes_rebuild()
         self.stdout.write(f"Rebuilt the vector indexes in {time.monotonic() - started:.0f} s.")
+        if done.chunks:
+            self._units(dry_run=False)
 
     def _windows(self, *, dry_run: bool) -> None:
         message_ids = list(
@@ -132,6 +149,25 @@ class Command(BaseCommand):
             bar.advance(len(batch))
         bar.finish()
         self.stdout.write(f"Stored {written} names, speakers and relations.")
+
+    def _units(self, *, dry_run: bool) -> None:
+        message_ids = list(
+            Chunk.objects.filter(message__isnull=False)
+            .order_by("message_id")
+            .values_list("message_id", flat=True)
+            .distinct()
+        )
+        self.stdout.write(f"Chat messages to build memory units of: {len(message_ids)}.")
+        if dry_run or not message_ids:
+            return
+        bar = ProgressBar(total=len(message_ids), label="units ", stream=self.stderr)
+        written = 0
+        for first in range(0, len(message_ids), UNIT_BATCH):
+            batch = message_ids[first : first + UNIT_BATCH]
+            written += units_build(message_ids=batch)
+            bar.advance(len(batch))
+        bar.finish()
+        self.stdout.write(f"Stored {written} memory units.")
 
     def _documents(self, *, dry_run: bool) -> None:
         # Only indexed files: pending ones are on their way, and skipped or failed ones
