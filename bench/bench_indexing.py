@@ -293,9 +293,11 @@ def index_by_worker(source_id: object, *, files: int, timeout: float = 600) -> N
     """Queue the folder's scan, as the Files page's "Scan now" does, and wait until each of
     its ``files`` has an outcome."""
     from apps.indexing.models import Document, DocumentStatus
-    from apps.indexing.services.queue import enqueue_now
+    from apps.indexing.services.queue import enqueue
 
-    enqueue_now("scan_folder_source", str(source_id))
+    # Owed in the ledger and the workers woken, as the page's "Scan now" does
+    # (``source_refresh``), without its staff check.
+    enqueue("scan_folder_source", str(source_id))
     finished = (DocumentStatus.INDEXED, DocumentStatus.SKIPPED, DocumentStatus.FAILED)
     deadline = time.monotonic() + timeout
     while Document.objects.filter(source_id=source_id, status__in=finished).count() < files:

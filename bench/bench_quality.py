@@ -476,11 +476,12 @@ def choose_fusion(
 
 
 def turn_vectors(messages: dict[int, str]) -> dict[object, object]:
-    """Every turn's vector as the search's diversity reads them (``vectors_of``)."""
-    from apps.indexing.search._diversity import vectors_of
+    """Every turn's vector as the search's diversity reads them (``read_rows``)."""
+    from apps.indexing.search._hits import read_rows
     from apps.indexing.search._queries import Candidate
 
-    return vectors_of([Candidate("chunk", pk, 0.0) for pk in messages])  # type: ignore[return-value]
+    rows = read_rows([Candidate("chunk", pk, 0.0) for pk in messages], [], vectors=True)
+    return rows.vectors  # type: ignore[return-value]
 
 
 def recall_of(outcome: Outcome, ranked: list[str], k: int) -> float:

@@ -73,9 +73,10 @@ def main() -> None:
     from apps.indexing.embeddings import get_embedding_provider
     from apps.indexing.models import Chunk
     from apps.indexing.search._aggregation import asks_for_several, fusion_for
-    from apps.indexing.search._diversity import POOL, diversified, vectors_of
+    from apps.indexing.search._diversity import POOL, diversified
     from apps.indexing.search._engine import KINDS, _depth, hybrid_rankings
     from apps.indexing.search._fusion import FUSION, fuse_scores
+    from apps.indexing.search._hits import read_rows
     from apps.indexing.search._queries import Candidate
 
     corpus = corpus_load()
@@ -100,7 +101,8 @@ def main() -> None:
         members[session].append(pk)
         texts[session].append(text)
     session_by_message = {message_of[pk]: session_of[pk] for pk in message_of}
-    vectors = vectors_of([Candidate("chunk", pk, 0.0) for pk in message_of])
+    candidates = [Candidate("chunk", pk, 0.0) for pk in message_of]
+    vectors = read_rows(candidates, [], vectors=True).vectors or {}
     sessions = list(members)
     session_vectors = np.stack(
         [np.mean([vectors[("chunk", pk)] for pk in members[s]], axis=0) for s in sessions]
