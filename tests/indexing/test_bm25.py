@@ -26,7 +26,7 @@ from apps.indexing.models import (
 )
 from apps.indexing.search import hybrid_search, text_search
 from apps.indexing.search._bm25 import K1, B, Collection
-from apps.indexing.search._queries import VectorPlan, vector_plan
+from apps.indexing.search._plans import VectorPlan, vector_plan
 from apps.indexing.services import message_index, messages_index
 from apps.projects.models import Project
 from apps.projects.services import project_create

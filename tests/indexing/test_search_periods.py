@@ -14,7 +14,8 @@ from apps.chat.models import Message
 from apps.chat.services import conversation_set_archived
 from apps.indexing.models import Chunk
 from apps.indexing.search._engine import KINDS, hybrid_rankings, hybrid_search
-from apps.indexing.search._queries import chunk_scope, period_plan
+from apps.indexing.search._plans import period_plan
+from apps.indexing.search._queries import chunk_scope
 from apps.indexing.services import documents_upload, message_index, messages_index
 from apps.projects.models import Project
 from apps.projects.services import project_create, project_ensure_personal

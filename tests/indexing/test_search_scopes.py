@@ -14,9 +14,9 @@ from django.db import connection
 
 from apps.accounts.models import User
 from apps.indexing.models import Chunk
+from apps.indexing.search._plans import VectorPlan
 from apps.indexing.search._queries import (
     Scope,
-    VectorPlan,
     chunk_scope,
     claim_scope,
     compile_scopes,

@@ -51,22 +51,19 @@ from ._evidence import hidden_message_ids, relevant
 from ._fusion import FUSION, Fusion, Rankings
 from ._hits import SearchHit, _hits, hits_of, read_rows
 from ._periods import Period, period_named
+from ._plans import DatedScope, VectorPlan, search_plans, vector_plan
 from ._queries import (
     CHUNK_KINDS,
     Candidate,
-    DatedScope,
     Lexical,
     Scope,
-    VectorPlan,
     bm25_ranking,
     bm25_rankings,
     chunk_scope,
     claim_scope,
     nearest,
     nearest_each,
-    search_plans,
     search_session,
-    vector_plan,
 )
 from ._units import units_ranking
 

@@ -45,14 +45,8 @@ from ..mentions import (
     key_of,
     query_keys,
 )
-from ._queries import (
-    Candidate,
-    Scope,
-    chunk_scope,
-    nearest,
-    search_session,
-    subset_plan,
-)
+from ._plans import subset_plan
+from ._queries import Candidate, Scope, chunk_scope, nearest, search_session
 
 if TYPE_CHECKING:
     from apps.accounts.models import User

@@ -31,15 +31,8 @@ from django.db import connection
 
 from ..embeddings import Vector
 from ..models import MemoryUnit
-from ._queries import (
-    Candidate,
-    Scope,
-    chunk_scope,
-    in_scopes,
-    nearest,
-    search_session,
-    subset_plan,
-)
+from ._plans import subset_plan
+from ._queries import Candidate, Scope, chunk_scope, in_scopes, nearest, search_session
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
