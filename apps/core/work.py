@@ -44,7 +44,7 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from .health import CheckResult, health_check
-from .jobs import queue_task
+from .jobs import queue_in_database, queue_task
 from .models import OPEN_STATES, Work, WorkerBeat, WorkState
 
 logger = logging.getLogger(__name__)
@@ -156,6 +156,10 @@ def _send_wake() -> None:
         return
     workers = int(settings.Q_CLUSTER.get("workers") or 1)  # type: ignore[call-overload]
     try:
+        if not queue_in_database():
+            for _ in range(max(1, workers)):
+                queue_task(RUN_DUE, task_name="run due work", group="work")
+            return
         # One transaction for every worker's bell, committed without waiting for the disk:
         # with the ORM broker each bell was a commit of its own, flushed, two after every
         # chat message saved (4 ms of a turn: bench/bench_chat.py). A bell lost to a crash

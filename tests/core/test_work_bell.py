@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
+from django_q.conf import Conf
 
 from apps.core import work
 from apps.core.work import Work, work_add
@@ -31,8 +32,11 @@ def bells(settings: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[bool, st
 
 
 def test_every_worker_is_rung_once_in_one_transaction_after_the_commit(
-    bells: list[tuple[bool, str]],
+    bells: list[tuple[bool, str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given the queue in the database (django-q2's ORM broker, without REDIS_URL)
+    monkeypatch.setattr(Conf, "ORM", "default")
+
     # When two pieces of work are owed in one transaction
     with CaptureQueriesContext(connection) as queries, transaction.atomic():
         work_add(task="apps.indexing.tasks.index_message", args=["a"])
@@ -47,6 +51,23 @@ def test_every_worker_is_rung_once_in_one_transaction_after_the_commit(
     statements = [query["sql"] for query in queries.captured_queries]
     assert "SET LOCAL synchronous_commit = off" in statements
     assert Work.objects.filter(args__in=[["a"], ["b"]]).count() == 2
+
+
+def test_with_redis_the_bells_ring_outside_any_transaction(
+    bells: list[tuple[bool, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the queue in Redis
+    monkeypatch.setattr(Conf, "ORM", None)
+
+    # When a piece of work is owed
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        work_add(task="apps.indexing.tasks.index_message", args=["d"])
+    statements = [query["sql"] for query in queries.captured_queries]
+
+    # Then each worker's bell rang after the commit, and the database was not asked for
+    # a transaction of its own for them
+    assert bells == [(False, "[]"), (False, "[]")]
+    assert "SET LOCAL synchronous_commit = off" not in statements
 
 
 def test_a_bell_that_cannot_ring_leaves_the_work_owed(
