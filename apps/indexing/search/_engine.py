@@ -41,12 +41,12 @@ from django.utils import timezone
 
 from apps.core.concurrency import run_beside
 
-from ..embeddings import Vector, get_embedding_provider
+from ..embeddings import Vector, embed_queries, get_embedding_provider
 from ..mentions import AskedNames
 from ._aggregation import fusion_for
 from ._bm25 import Collection
 from ._diversity import POOL, Key, diversified
-from ._entities import about_ranking, names_asked
+from ._entities import about_ranking, name_free, names_asked
 from ._evidence import hidden_message_ids, relevant
 from ._fusion import FUSION, Fusion, Rankings
 from ._hits import SearchHit, _hits, hits_of, read_rows
@@ -240,6 +240,10 @@ def hybrid_rankings(
     # without the names, a vector of their own: started beside the rest at once. A query
     # without a capitalised word costs nothing here.
     names = names_asked(query) if dated else AskedNames()
+    # Without the caller's embedding, the query without its names is embedded with the
+    # query itself, in one run of the model (two short texts cost about 1.4 times one):
+    # a second run on that thread competed with everything else for two cores.
+    guessed: Future[tuple[str, Vector]] | None = Future() if names and vector is None else None
     about_result = (
         run_beside(
             about_ranking,
@@ -250,6 +254,7 @@ def hybrid_rankings(
             exclude_message_ids=exclude_message_ids,
             query=query,
             depth=depth,
+            guessed=guessed,
         )
         if names
         else list
@@ -272,11 +277,16 @@ def hybrid_rankings(
         else list
     )
     try:
-        if vector is None:
+        if guessed is not None:
+            free = name_free(query, names)
+            vector, free_vector = embed_queries(get_embedding_provider(), [query, free])
+            guessed.set_result((free, free_vector))
+        elif vector is None:
             vector = get_embedding_provider().embed_query(query)
     except BaseException as error:
-        for waited in (query_vector, unit_vector):
-            waited.set_exception(error)  # the threads beside stop waiting for it
+        for waited in (query_vector, unit_vector, guessed):
+            if waited is not None and not waited.done():
+                waited.set_exception(error)  # the threads beside stop waiting for it
         raise
     unit_vector.set_result(vector)
     try:

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import connection
 
-from ..embeddings import get_embedding_provider
+from ..embeddings import Vector, get_embedding_provider
 from ..mentions import (
     ALIAS,
     INITIAL,
@@ -76,10 +77,13 @@ def about_ranking(
     exclude_message_ids: Sequence[uuid.UUID | str],
     query: str,
     depth: int,
+    guessed: Future[tuple[str, Vector]] | None = None,
 ) -> list[Candidate]:
     """The ``depth`` passages about what ``query`` names by ``keys`` (``names_asked``),
     nearest to the query without those names first; empty when none of them names anyone
-    the user wrote of."""
+    the user wrote of. ``guessed``: the query without every asked name (``name_free``)
+    and its embedding, made with the query's own; used when the index agrees on the
+    names, so that the model runs once for both."""
     # Compiled once per shape (``chunk_scope``): compiling the queryset took a millisecond
     # of this thread's Python, holding the interpreter's lock while the search's other
     # threads waited for it.
@@ -95,14 +99,23 @@ def about_ranking(
             return []
         about = Scope(
             "chunk",
-            f"SELECT s.id, s.embedding FROM ({scope.sql}) AS s WHERE s.id IN "  # noqa: S608 - the scope from code, values as parameters
-            "(SELECT m.chunk_id FROM indexing_mention AS m "
-            "WHERE m.user_id = %s AND m.key = ANY(%s) AND m.role = ANY(%s))",
+            f"SELECT s.id, s.embedding FROM ({scope.sql}) AS s WHERE s.id = ANY(ARRAY("  # noqa: S608 - the scope from code, values as parameters
+            "SELECT m.chunk_id FROM indexing_mention AS m "
+            "WHERE m.user_id = %s AND m.key = ANY(%s) AND m.role = ANY(%s)))",
             (*scope.params, user.pk, wanted, list(ABOUT_ROLES)),
         )
         names = [key for key in wanted if "|" not in key]  # not the relations
-        vector = get_embedding_provider().embed_query(without_names(query, names))
+        text = without_names(query, names)
+        guess, vector = guessed.result() if guessed is not None else ("", None)
+        if guess != text or vector is None:
+            vector = get_embedding_provider().embed_query(text)
         return nearest([about], vector, depth, subset_plan(about.kind, rows))
+
+
+def name_free(query: str, keys: AskedNames) -> str:
+    """The query without every name it could be asking about: what ``about_ranking``
+    compares with, when the user has written of all of them (nearly always)."""
+    return without_names(query, [*keys.written, *keys.opening])
 
 
 def without_names(query: str, names: Sequence[str]) -> str:
