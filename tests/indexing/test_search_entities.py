@@ -6,6 +6,8 @@ the turn that said it, and forgotten with it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
@@ -144,6 +146,21 @@ def test_re_indexing_a_turn_keeps_one_set_of_its_names(user: User, project: Proj
     after = list(Mention.objects.filter(chunk__message=introduction).values("key", "role"))
     assert sorted(map(str, after)) == sorted(map(str, before))
     assert {"key": "ilse", "role": "alias"} in after
+
+
+@pytest.mark.parametrize("exact_rows", [0, 12_000])
+def test_the_passages_about_someone_are_the_same_by_the_index_or_one_by_one(
+    user: User, project: Project, settings: Any, exact_rows: int
+) -> None:
+    """Past ``CAIRN_SEARCH_EXACT_ROWS_SMALL`` passages about a name, the HNSW index
+    searches them; below, each is compared: the same passages either way."""
+    told(user, project, LIFE)
+    settings.CAIRN_SEARCH_EXACT_ROWS_SMALL = exact_rows
+
+    found = about(user, QUESTION)
+
+    assert found[0] == ROCK_POOLING
+    assert set(found) == {WHO_IS_WHO, ROCK_POOLING, *LIFE[2:4]}
 
 
 def test_a_capitalised_opening_word_is_not_taken_for_a_name(user: User, project: Project) -> None:
