@@ -21,6 +21,7 @@ they are embedded by the same model as the queries."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
@@ -118,22 +119,16 @@ class Command(BaseCommand):
             self._units(dry_run=False)
 
     def _windows(self, *, dry_run: bool) -> None:
-        message_ids = list(
-            Chunk.objects.filter(message__isnull=False)
-            .order_by("message_id")
-            .values_list("message_id", flat=True)
-            .distinct()
-        )
+        message_ids = _indexed_message_ids()
         self.stdout.write(f"Chat messages with indexed passages: {len(message_ids)}.")
         if dry_run or not message_ids:
             return
-        bar = ProgressBar(total=len(message_ids), label="windows ", stream=self.stderr)
-        changed = 0
-        for first in range(0, len(message_ids), WINDOW_BATCH):
-            batch = message_ids[first : first + WINDOW_BATCH]
-            changed += message_windows_refresh(message_ids=batch)
-            bar.advance(len(batch))
-        bar.finish()
+        changed = self._in_batches(
+            message_ids,
+            WINDOW_BATCH,
+            "windows ",
+            lambda batch: message_windows_refresh(message_ids=batch),
+        )
         self.stdout.write(f"Updated the windows of {changed} passages.")
 
     def _mentions(self, *, dry_run: bool) -> None:
@@ -141,33 +136,34 @@ class Command(BaseCommand):
         self.stdout.write(f"Passages to read names from: {len(chunk_ids)}.")
         if dry_run or not chunk_ids:
             return
-        bar = ProgressBar(total=len(chunk_ids), label="mentions ", stream=self.stderr)
-        written = 0
-        for first in range(0, len(chunk_ids), REFRESH_BATCH):
-            batch = chunk_ids[first : first + REFRESH_BATCH]
-            written += mentions_refresh(chunk_ids=batch)
-            bar.advance(len(batch))
-        bar.finish()
+        written = self._in_batches(
+            chunk_ids, REFRESH_BATCH, "mentions ", lambda batch: mentions_refresh(chunk_ids=batch)
+        )
         self.stdout.write(f"Stored {written} names, speakers and relations.")
 
     def _units(self, *, dry_run: bool) -> None:
-        message_ids = list(
-            Chunk.objects.filter(message__isnull=False)
-            .order_by("message_id")
-            .values_list("message_id", flat=True)
-            .distinct()
-        )
+        message_ids = _indexed_message_ids()
         self.stdout.write(f"Chat messages to build memory units of: {len(message_ids)}.")
         if dry_run or not message_ids:
             return
-        bar = ProgressBar(total=len(message_ids), label="units ", stream=self.stderr)
-        written = 0
-        for first in range(0, len(message_ids), UNIT_BATCH):
-            batch = message_ids[first : first + UNIT_BATCH]
-            written += units_build(message_ids=batch)
+        written = self._in_batches(
+            message_ids, UNIT_BATCH, "units ", lambda batch: units_build(message_ids=batch)
+        )
+        self.stdout.write(f"Stored {written} memory units.")
+
+    def _in_batches(
+        self, ids: list[Any], size: int, label: str, work: Callable[[list[Any]], int]
+    ) -> int:
+        """``work`` on ``ids``, ``size`` at a time, with a progress bar; the sum of what
+        it returned."""
+        bar = ProgressBar(total=len(ids), label=label, stream=self.stderr)
+        done = 0
+        for first in range(0, len(ids), size):
+            batch = ids[first : first + size]
+            done += work(batch)
             bar.advance(len(batch))
         bar.finish()
-        self.stdout.write(f"Stored {written} memory units.")
+        return done
 
     def _documents(self, *, dry_run: bool) -> None:
         # Only indexed files: pending ones are on their way, and skipped or failed ones
@@ -214,3 +210,13 @@ class Command(BaseCommand):
 
 def _reachable(document: Document) -> bool:
     return document_file_exists(document)
+
+
+def _indexed_message_ids() -> list[Any]:
+    """The chat messages that have passages, in order."""
+    return list(
+        Chunk.objects.filter(message__isnull=False)
+        .order_by("message_id")
+        .values_list("message_id", flat=True)
+        .distinct()
+    )
