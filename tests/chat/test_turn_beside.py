@@ -16,6 +16,7 @@ from apps.chat.pipeline.types import PreparedTurn, TurnRequest
 from apps.chat.services import conversation_create, conversation_pin_claim
 from apps.claims.services import claim_create
 from apps.facts.models import ProjectFact
+from apps.indexing import embeddings
 from apps.indexing.services import message_index
 from apps.projects.services import project_ensure_personal
 from tests.indexing.conftest import (  # noqa: F401 - fixtures
@@ -103,3 +104,46 @@ def recording(function: Any, name: str, ran_on: dict[str, str]) -> Any:
         return function(*args, **kwargs)
 
     return run
+
+
+def test_a_turn_about_someone_runs_the_model_once(
+    user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question naming someone is embedded as asked and without the name in one run of
+    the model, before the searches: the passages about her are compared with the second
+    without the model running again, and are the ones a search embedding alone finds."""
+    # Given an account that told of Ilse
+    home = project_ensure_personal(user=user)
+    _, messages = conversation_with(
+        user,
+        home,
+        [
+            ("user", "My old flatmate, Ilse, came round for tea."),
+            ("user", "Ilse took the twins rock pooling on Saturday."),
+            ("user", "The basil on the balcony wilts in the sun."),
+        ],
+    )
+    for message in messages:
+        message_index(message_id=message.pk)
+    question = "What does Ilse do with the twins?"
+    provider = embeddings.get_embedding_provider()
+    runs: list[object] = []
+    for name in ("embed_query", "embed_queries"):
+        original = getattr(provider, name)
+
+        def counted(texts: Any, name: str = name, original: Any = original) -> Any:
+            runs.append((name, texts))
+            return original(texts)
+
+        monkeypatch.setattr(provider, name, counted)
+
+    # When a turn asks about her
+    conversation = conversation_create(user=user)
+    prepared = prepare.prepare_turn(
+        user=user, conversation=conversation, request=TurnRequest(text=question)
+    )
+
+    # Then the model ran once, for both texts, and the turn cites what she did
+    assert runs == [("embed_queries", [question, "What does do with the twins?"])]
+    cited = [item.excerpt for item in prepared.registry.items()]
+    assert "Ilse took the twins rock pooling on Saturday." in cited

@@ -34,11 +34,16 @@ from apps.core.concurrency import run_beside
 from apps.facts import services as facts_services
 from apps.facts.models import ProjectFact
 from apps.facts.wording import display_value, fact_change_text, key_short_label
-from apps.indexing import embeddings
 from apps.indexing import search as index_search
 from apps.indexing import services as indexing_services
 from apps.indexing.embeddings import Vector
-from apps.indexing.search import SearchHit, hidden_message_ids, quotable
+from apps.indexing.search import (
+    NameFree,
+    QuestionVectors,
+    SearchHit,
+    hidden_message_ids,
+    quotable,
+)
 
 from .lists import list_sections
 from .memory import StandingMemory, auto_claims, memory_items, standing_memory
@@ -170,11 +175,12 @@ def unresolved_notice(item: str) -> str:
     )
 
 
-def embed_query(query: str) -> Vector | None:
-    """The question's embedding, once for every search of the turn (None: searches embed
-    it themselves, or run on words alone if the model is unavailable)."""
+def embed_query(query: str) -> QuestionVectors | None:
+    """The question's embeddings, once for every search of the turn: as asked and, when
+    it may name someone, without the names, in one run of the model (None: searches
+    embed it themselves, or run on words alone if the model is unavailable)."""
     try:
-        return embeddings.get_embedding_provider().embed_query(query) if query.strip() else None
+        return index_search.embed_question(query) if query.strip() else None
     except Exception:
         logger.exception("could not embed the question")
         return None
@@ -203,6 +209,7 @@ def relevant_chunks(
     query: str,
     message: Message,
     query_vector: Vector | None = None,
+    name_free: NameFree | None = None,
 ) -> list[SearchHit]:
     """Passages of files and past chats relevant enough to be cited, and only those that
     are evidence (``apps.indexing.search``, issue 28): never Cairn's own answers, a bare
@@ -222,6 +229,7 @@ def relevant_chunks(
             exclude_message_ids=(message.id, *recent),
             vector=query_vector,
             relevant_only=True,
+            name_free=name_free,
         )
     except Exception:
         logger.exception("chunk search failed")
@@ -381,7 +389,7 @@ def prepare_saved(
     conversation: Conversation,
     request: TurnRequest,
     message: Message,
-    early_vector: Callable[[], Vector | None],
+    early_vector: Callable[[], QuestionVectors | None],
     now: datetime | None,
 ) -> PreparedTurn:
     """Steps 2–8, once the user's message is committed."""
@@ -394,9 +402,10 @@ def prepare_saved(
     )
     index_status = indexing_services.ACCEPTED
     query = parsed.clean_text or request.text
-    query_vector = early_vector()
+    question = early_vector()
     if query != request.text:
-        query_vector = embed_query(query)
+        question = embed_query(query)
+    query_vector = question.vector if question is not None else None
     # Claims, facts and the history are gathered beside the search of files and past chats
     # (on other threads and connections, when no transaction is open): they share nothing
     # but the query. The search runs here, so that its own rankings run beside each other
@@ -420,6 +429,7 @@ def prepare_saved(
         query=query,
         message=message,
         query_vector=query_vector,
+        name_free=question.name_free if question is not None else None,
     )
     standing, (facts, topic_count), history = rest_found()
     memory = memory_items(resolutions, auto_found(), standing)

@@ -28,6 +28,7 @@ from ._engine import (
     text_search,
     vector_search,
 )
+from ._entities import NameFree, QuestionVectors, embed_question
 from ._evidence import (
     WORD_COVER_SHARE,
     content_words,
@@ -48,10 +49,13 @@ __all__ = [
     "MAX_K",
     "QUERY_MAX_CHARS",
     "WORD_COVER_SHARE",
+    "NameFree",
     "Period",
+    "QuestionVectors",
     "SearchHit",
     "content_words",
     "covers",
+    "embed_question",
     "evidence_search",
     "hidden_message_ids",
     "hybrid_search",

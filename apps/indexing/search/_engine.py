@@ -41,12 +41,12 @@ from django.utils import timezone
 
 from apps.core.concurrency import run_beside
 
-from ..embeddings import Vector, embed_queries, get_embedding_provider
+from ..embeddings import Vector, get_embedding_provider
 from ..mentions import AskedNames
 from ._aggregation import fusion_for
 from ._bm25 import Collection
 from ._diversity import POOL, Key, diversified
-from ._entities import about_ranking, name_free, names_asked
+from ._entities import NameFree, about_ranking, embed_question, names_asked
 from ._evidence import hidden_message_ids, relevant
 from ._fusion import FUSION, Fusion, Rankings
 from ._hits import SearchHit, _hits, hits_of, read_rows
@@ -89,10 +89,12 @@ def hybrid_search(
     exclude_message_ids: Sequence[uuid.UUID | str] = (),
     vector: Vector | None = None,
     evidence_only: bool = False,
+    name_free: NameFree | None = None,
 ) -> list[SearchHit]:
     """The ``k`` best hits for ``query``, best first (``vector``: the query's embedding,
-    when the caller has it already; ``evidence_only``: chat turns only where they are
-    evidence, see ``evidence_search``)."""
+    when the caller has it already, and ``name_free`` with it, as ``embed_question``
+    makes them; ``evidence_only``: chat turns only where they are evidence, see
+    ``evidence_search``)."""
     if not query.strip():
         return []
     excluded, wanted = list(exclude_message_ids), _clamp(k)
@@ -115,6 +117,7 @@ def hybrid_search(
             exclude_message_ids=excluded,
             vector=vector,
             units=fusion.units > 0,
+            name_free=name_free,
         )
         # Diversifying re-orders a pool of the first hits (``diversity.POOL``): their rows
         # are read with their vectors, then the wanted ones are chosen among them.
@@ -167,6 +170,7 @@ def evidence_search(
     vector: Vector | None = None,
     everything: bool = False,
     relevant_only: bool = False,
+    name_free: NameFree | None = None,
 ) -> list[SearchHit]:
     """Search as every door into an answer does (issue 28; the rule is ``evidence``'s):
     only what someone said or wrote — never Cairn's own answers, a bare question, a failed
@@ -181,6 +185,7 @@ def evidence_search(
         exclude_message_ids=exclude_message_ids,
         vector=vector,
         evidence_only=not everything,
+        name_free=name_free,
     )
     if relevant_only:
         hits = relevant(hits, question=query, threshold=settings.CAIRN_CITE_THRESHOLD)
@@ -212,9 +217,12 @@ def hybrid_rankings(
     exclude_message_ids: Sequence[uuid.UUID | str] = (),
     vector: Vector | None = None,
     units: bool = True,
+    name_free: NameFree | None = None,
 ) -> Rankings:
     """The rankings ``hybrid_search`` fuses (the quality benchmark tunes their weights;
-    ``units``: with the chat turns' memory units, which weigh nothing when off)."""
+    ``units``: with the chat turns' memory units, which weigh nothing when off;
+    ``name_free``: with ``vector``, the query without its names embedded with it,
+    ``embed_question``)."""
     scopes = _scopes(user, project, kinds, exclude_message_ids)
     turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids)
     chunk_scopes = [scope for scope in scopes if scope.kind == "chunk"]
@@ -240,10 +248,12 @@ def hybrid_rankings(
     # without the names, a vector of their own: started beside the rest at once. A query
     # without a capitalised word costs nothing here.
     names = names_asked(query) if dated else AskedNames()
-    # Without the caller's embedding, the query without its names is embedded with the
-    # query itself, in one run of the model (two short texts cost about 1.4 times one):
-    # a second run on that thread competed with everything else for two cores.
-    guessed: Future[tuple[str, Vector]] | None = Future() if names and vector is None else None
+    # The query without its names is embedded with the query itself, in one run of the
+    # model (``embed_question``: here, or by the caller, who passes ``name_free``): a
+    # second run on that thread competed with everything else for two cores.
+    guessed: Future[NameFree | None] | None = Future() if names else None
+    if guessed is not None and vector is not None:
+        guessed.set_result(name_free)  # None: the about list embeds its own
     about_result = (
         run_beside(
             about_ranking,
@@ -277,12 +287,11 @@ def hybrid_rankings(
         else list
     )
     try:
-        if guessed is not None:
-            free = name_free(query, names)
-            vector, free_vector = embed_queries(get_embedding_provider(), [query, free])
-            guessed.set_result((free, free_vector))
-        elif vector is None:
-            vector = get_embedding_provider().embed_query(query)
+        if vector is None:
+            question = embed_question(query, names)
+            vector = question.vector
+            if guessed is not None:
+                guessed.set_result(question.name_free)
     except BaseException as error:
         for waited in (query_vector, unit_vector, guessed):
             if waited is not None and not waited.done():
