@@ -26,6 +26,16 @@ sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
 from bench._server import free_port, start_uvicorn  # noqa: E402
 
+# What the measured turns ask, in turn (bench/turn_phases.py asks the same).
+QUESTIONS = (
+    "What do I prefer for breakfast?",
+    "Plan my garden budget #42",
+    "How is my marathon training going?",
+    "my #1 crypto is BTC",
+    "Remind me about the piano lessons",
+    "What did I decide about the server?",
+)
+
 
 def _session_cookie(user) -> str:  # type: ignore[no-untyped-def]
     from django.test import Client
@@ -52,18 +62,10 @@ async def _overhead(user, conversation, turns: int) -> list[float]:  # type: ign
         headers=[(b"origin", b"http://localhost"), (b"cookie", cookie.encode())],
     )
     assert (await ws.connect())[0]
-    questions = [
-        "What do I prefer for breakfast?",
-        "Plan my garden budget #42",
-        "How is my marathon training going?",
-        "my #1 crypto is BTC",
-        "Remind me about the piano lessons",
-        "What did I decide about the server?",
-    ]
     samples = []
     for turn in range(turns):
         start = time.perf_counter()
-        await ws.send_json_to({"type": "message", "text": questions[turn % len(questions)]})
+        await ws.send_json_to({"type": "message", "text": QUESTIONS[turn % len(QUESTIONS)]})
         while (event := await ws.receive_json_from(timeout=60))["type"] != "delta":
             if event["type"] == "error":
                 raise RuntimeError(event)

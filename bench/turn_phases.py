@@ -24,6 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
+from bench.bench_chat import QUESTIONS  # noqa: E402
 
 STEPS = (
     "embed_query", "save_user_message", "persist_facts", "read_references", "auto_claims",
@@ -31,14 +32,6 @@ STEPS = (
     "relevant_chunks", "register_sources", "list_sections", "build_system_prompt",
     "record_notices", "prepare_saved",
 )  # fmt: skip
-QUESTIONS = (
-    "What do I prefer for breakfast?",
-    "Plan my garden budget #42",
-    "How is my marathon training going?",
-    "my #1 crypto is BTC",
-    "Remind me about the piano lessons",
-    "What did I decide about the server?",
-)
 WARM = 5  # turns left out: the first ones load the model and fill the caches
 
 

@@ -38,15 +38,19 @@ def an_account(user: User) -> None:
     ProjectFact.objects.create(
         project=home, fact_key="user.garden.herb", value_text="basil", is_current=True
     )
-    _, messages = conversation_with(
+    told(
         user,
-        home,
         [
             ("user", "I moved the basil pots to the balcony last week"),
             ("assistant", "Balcony plants dry out faster in the wind."),
             ("user", "They wilt by the afternoon when it is sunny"),
         ],
     )
+
+
+def told(user: User, turns: list[tuple[str, str]]) -> None:
+    """A past chat of the user's personal project, indexed."""
+    _, messages = conversation_with(user, project_ensure_personal(user=user), turns)
     for message in messages:
         message_index(message_id=message.pk)
 
@@ -113,18 +117,14 @@ def test_a_turn_about_someone_runs_the_model_once(
     the model, before the searches: the passages about her are compared with the second
     without the model running again, and are the ones a search embedding alone finds."""
     # Given an account that told of Ilse
-    home = project_ensure_personal(user=user)
-    _, messages = conversation_with(
+    told(
         user,
-        home,
         [
             ("user", "My old flatmate, Ilse, came round for tea."),
             ("user", "Ilse took the twins rock pooling on Saturday."),
             ("user", "The basil on the balcony wilts in the sun."),
         ],
     )
-    for message in messages:
-        message_index(message_id=message.pk)
     question = "What does Ilse do with the twins?"
     provider = embeddings.get_embedding_provider()
     runs: list[object] = []
