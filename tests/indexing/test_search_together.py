@@ -9,6 +9,7 @@ import random
 import threading
 from typing import Any
 
+import numpy as np
 import pytest
 
 from apps.accounts.models import User
@@ -219,3 +220,28 @@ def test_a_failed_embedding_leaves_no_pool_thread_waiting(
     # left waiting for the embedding would never take it: the wait times out instead)
     waiting = run_beside(lambda: threading.current_thread().name)
     assert waiting(timeout=30).startswith("cairn-beside")  # type: ignore[call-arg]
+
+
+def test_the_query_vector_is_written_once_and_read_back_exactly() -> None:
+    """The query's vector goes to PostgreSQL as text in every vector statement of a search:
+    written once for all of them, short, and read back by pgvector as the very same
+    float4 values (a vector that lost a bit would rank rows differently)."""
+    from django.db import connection
+
+    from apps.indexing.search import _queries
+
+    rng = np.random.default_rng(3)
+    vectors = [rng.standard_normal(384).astype(np.float32) for _ in range(20)]
+    vectors += [np.array([1e-38, -3.4e38, 0.0, 1 / 3, -(2**-149)], dtype=np.float32)]
+    with connection.cursor() as cursor:
+        for vector in vectors:
+            cursor.execute("SELECT %s::vector::real[]", [_queries.vector_literal(vector)])
+            (read,) = cursor.fetchone()
+            assert np.array_equal(np.array(read, dtype=np.float32), vector)
+
+    _queries._literal.cache_clear()
+    vector = vectors[0]
+    texts = {_queries.vector_literal(vector.copy()) for _ in range(5)}
+    assert len(texts) == 1
+    assert _queries._literal.cache_info().misses == 1
+    assert len(texts.pop()) < len("[" + ",".join(map(str, vector.tolist())) + "]")
