@@ -12,6 +12,7 @@ from datetime import datetime
 
 import numpy as np
 from django.db import connection
+from django.utils import timezone
 
 from apps.claims.models import Claim
 
@@ -202,6 +203,8 @@ def hits_of(
     chunks = [rows.chunks[c.id] for c, _ in fused if c.kind == "chunk" and c.id in rows.chunks]  # type: ignore[index]
     turn_ids = [chunk.message_id for chunk in chunks if chunk.message_id is not None]
     turns = turn_source().said(message_ids=turn_ids) if turn_ids else {}
+    # Today, once: each turn's title says its year only when it is not this one.
+    now = timezone.localtime()
     hits = []
     for candidate, score in fused:
         key = (candidate.kind, candidate.id)
@@ -217,7 +220,7 @@ def hits_of(
             if chunk.message_id is None:
                 hits.append(_passage_hit(chunk, **common))
             elif chunk.message_id in turns:  # a turn deleted since it was ranked is gone
-                hits.append(_turn_hit(chunk, turns[chunk.message_id], **common))
+                hits.append(_turn_hit(chunk, turns[chunk.message_id], now, **common))
     return hits
 
 
@@ -254,7 +257,7 @@ def _passage_hit(chunk: _ChunkRow, **common: float | None) -> SearchHit:
     )
 
 
-def _turn_hit(chunk: _ChunkRow, turn: TurnSaid, **common: float | None) -> SearchHit:
+def _turn_hit(chunk: _ChunkRow, turn: TurnSaid, now: datetime, **common: float | None) -> SearchHit:
     # Quoted without another answer's citation markers or footer (issue 28).
     passage = quotable(turn.content[chunk.start : chunk.end])
     title = turn_title(
@@ -262,6 +265,7 @@ def _turn_hit(chunk: _ChunkRow, turn: TurnSaid, **common: float | None) -> Searc
         external_source=turn.external_source,
         created_at=turn.created_at,
         text=passage,
+        now=now,
     )
     return SearchHit(
         kind="message",

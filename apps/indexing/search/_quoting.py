@@ -23,6 +23,8 @@ def without_footer(content: str) -> str:
 def quotable(text: str) -> str:
     """``text`` without a sources footer and without ``[N]`` citation markers."""
     body = without_footer(text)
+    if "[" not in body:  # most passages: no marker to look for (a search quotes each hit)
+        return body
     cleaned = CITATION_MARKER.sub("", body)
     if cleaned == body:
         return body
