@@ -17,6 +17,7 @@ from apps.indexing.models import Chunk
 from apps.indexing.search._plans import VectorPlan
 from apps.indexing.search._queries import (
     Scope,
+    _padded,
     chunk_scope,
     claim_scope,
     compile_scopes,
@@ -34,7 +35,12 @@ from tests.indexing.test_bm25 import add_passages
 pytestmark = pytest.mark.django_db
 
 KIND_CHOICES = [("document",), ("message",), ("document", "message"), ("message", "document")]
-LEFT_OUT = [[], [uuid.uuid4()], [str(uuid.uuid4()), uuid.uuid4(), uuid.uuid4()]]
+LEFT_OUT = [
+    [],
+    [uuid.uuid4()],
+    [str(uuid.uuid4()), uuid.uuid4(), uuid.uuid4()],
+    [uuid.uuid4() for _ in range(5)],
+]
 PERIODS = [None, (datetime(2024, 5, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC))]
 
 
@@ -46,8 +52,10 @@ def compiled(
     period: tuple[datetime, datetime] | None,
     windows: bool,
 ) -> Scope:
-    """The scope as compiling the search's own queryset makes it."""
-    chunks = user_chunks(user=user, project=project, kinds=kinds, exclude_message_ids=left_out)
+    """The scope as compiling the search's own queryset makes it, the turns left out padded
+    with an id no message has (as ``chunk_scope`` pads them)."""
+    padded = _padded(tuple(uuid.UUID(str(pk)) for pk in left_out))
+    chunks = user_chunks(user=user, project=project, kinds=kinds, exclude_message_ids=padded)
     if period is not None:
         chunks = chunks.filter(said_at__gte=period[0], said_at__lt=period[1])
     return compile_window_scope(chunks) if windows else compile_scopes(chunks, None)[0]
@@ -72,6 +80,32 @@ def test_every_shape_binds_to_the_statement_its_queryset_compiles_to(
         assert (
             claim_scope(user_id=searcher.pk) == compile_scopes(None, user_claims(user=searcher))[0]
         )
+
+
+def test_a_chat_leaving_out_more_turns_each_turn_reuses_a_few_compiled_shapes(user: User) -> None:
+    # A chat leaves out its own recent turns, one more each turn: every count compiled a
+    # statement of its own; padded, counts up to 64 share seven.
+    left_out = [uuid.uuid4() for _ in range(64)]
+    statements = {
+        chunk_scope(
+            user_id=user.pk, project_id=None, kinds=("message",), exclude_message_ids=left_out[:n]
+        ).sql
+        for n in range(1, 65)
+    }
+    assert len(statements) == 7
+    # The same turn twice is left out once.
+    twice = chunk_scope(
+        user_id=user.pk,
+        project_id=None,
+        kinds=("message",),
+        exclude_message_ids=[left_out[0], str(left_out[0])],
+    )
+    assert (
+        twice.sql
+        == chunk_scope(
+            user_id=user.pk, project_id=None, kinds=("message",), exclude_message_ids=left_out[:1]
+        ).sql
+    )
 
 
 def test_a_bound_scope_selects_the_searchers_rows_only(
