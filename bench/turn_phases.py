@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import statistics
 import sys
 import time
@@ -25,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
 from bench.bench_chat import QUESTIONS  # noqa: E402
+from bench.search_cpu import postgres_cpu_seconds  # noqa: E402
 
 STEPS = (
     "embed_query", "save_user_message", "persist_facts", "read_references", "auto_claims",
@@ -74,15 +76,25 @@ def main() -> None:
     whole = []
     try:
         for turn in range(turns):
+            if turn == WARM:
+                database, mine = postgres_cpu_seconds(), os.times()
             start = time.perf_counter()
             request = TurnRequest(text=QUESTIONS[turn % len(QUESTIONS)])
             prepare.prepare_turn(user=owner, conversation=conversation, request=request)
             whole.append((time.perf_counter() - start) * 1000)
+        after, server = os.times(), postgres_cpu_seconds() - database
     finally:
         # The account is bench_search.py's: its turns would be indexed by a later worker.
         conversation.delete()
     print(f"{turns} turns on bench_chat.py's account (ms; the first {WARM} left out)")
     print(_line("prepare_turn", whole[WARM:]))
+    # On two cores a turn cannot take less than half the CPU it needs (bench/search_cpu.py).
+    process = (after.user - mine.user) + (after.system - mine.system)
+    each = 1000 / (turns - WARM)
+    print(
+        f"CPU a turn: this process {process * each:.1f} ms, PostgreSQL {server * each:.1f} ms, "
+        f"in all {(process + server) * each:.1f} ms"
+    )
     for name, samples in sorted(times.items(), key=lambda item: -statistics.median(item[1])):
         print(_line(name, samples[WARM:]))
 
