@@ -177,12 +177,12 @@ _END = datetime(1, 1, 3, tzinfo=UTC)
 
 
 def _padded(excluded: tuple[uuid.UUID, ...]) -> tuple[uuid.UUID, ...]:
-    """The turns left out, padded to the next power of two with an id no message has: a
-    chat leaves out its own recent turns and every forgotten one, a count that changes
-    from turn to turn, and each count compiled a scope of its own (about 4 ms of a chat
-    turn on bench_chat.py's account, on every turn); padded, a few shapes serve them all.
-    The pads are distinct (a list's repeats are dropped when it is compiled) and of no
-    version, where messages' ids are random (version 4)."""
+    """The turns left out, padded to the next power of two with ids no message has: a
+    chat leaves out its recent turns and the account's forgotten ones, a count that
+    differs by conversation and account, and each count compiled a shape of its own
+    (about 3 ms of CPU, ``_chunk_template``'s cache holding 256); padded, a few serve them
+    all. The pads are distinct (a list's repeats are dropped when it is compiled) and of
+    no version, where messages' ids are random (version 4)."""
     if not excluded:
         return excluded
     size = 1 << (len(excluded) - 1).bit_length()
