@@ -8,9 +8,10 @@ connection of its own, and returns the function that waits for its result.
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
 from django.conf import settings
@@ -40,6 +41,18 @@ def run_beside(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Call
     if threads <= 0 or connection.in_atomic_block or getattr(_local, "in_pool", False):
         return lambda: fn(*args, **kwargs)
     return _executor(threads).submit(_on_own_connection, fn, *args, **kwargs).result
+
+
+def settle(waits: Iterable[Callable[[], object]]) -> None:
+    """Wait for the work ``run_beside`` started on pool threads (``waits``, what it
+    returned), whatever it raises: a caller that fails leaves none of its work running on
+    the database (its locks would meet the caller's next step). Work that ``run_beside``
+    left to run on the calling thread, when waited for, is not started."""
+    for wait in waits:
+        future = getattr(wait, "__self__", None)
+        if isinstance(future, Future):
+            with contextlib.suppress(BaseException):  # the caller raises its own error
+                future.result()
 
 
 def _executor(threads: int) -> ThreadPoolExecutor:

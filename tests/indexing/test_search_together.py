@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from typing import Any
 
 import numpy as np
 import pytest
+from django.db import connection
 
 from apps.accounts.models import User
 from apps.claims.models import Claim
@@ -222,11 +224,46 @@ def test_a_failed_embedding_leaves_no_pool_thread_waiting(
     assert waiting(timeout=30).startswith("cairn-beside")  # type: ignore[call-arg]
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_search_leaves_none_of_its_work_running(
+    user: User, project: Project, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an account, threads beside, and full-text search slow enough to be still under
+    # way (in its transaction) when the embedding fails
+    add_passages(project, ["bees need water"])
+    ClaimFactory(user=user, statement="I keep bees")
+    settings.CAIRN_BESIDE_THREADS = 4
+    words = search.bm25_rankings
+
+    def slow_words(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.5)
+        return words(*args, **kwargs)
+
+    class Broken:
+        def embed_query(self, text: str) -> Any:
+            raise RuntimeError("the model is gone")
+
+    monkeypatch.setattr(search, "bm25_rankings", slow_words)
+    monkeypatch.setattr(embeddings, "_provider", Broken())
+
+    # When the search fails
+    with pytest.raises(RuntimeError, match="the model is gone"):
+        hybrid_search(user=user, query="bees")
+
+    # Then it has waited for its work beside: no connection of this database is still in a
+    # transaction or a statement (a caller's next step, or a flush, would meet its locks)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT state FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND state <> 'idle'"
+        )
+        assert cursor.fetchall() == []
+
+
 def test_the_query_vector_is_written_once_and_read_back_exactly() -> None:
     """The query's vector goes to PostgreSQL as text in every vector statement of a search:
     written once for all of them, short, and read back by pgvector as the very same
     float4 values (a vector that lost a bit would rank rows differently)."""
-    from django.db import connection
 
     from apps.indexing.search import _queries
 

@@ -30,7 +30,7 @@ compares all three).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -39,7 +39,7 @@ import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
-from apps.core.concurrency import run_beside
+from apps.core.concurrency import run_beside, settle
 
 from ..embeddings import Vector, get_embedding_provider
 from ..mentions import AskedNames
@@ -227,98 +227,100 @@ def hybrid_rankings(
     turns, windows = _lexical(scopes, user, project, kinds, exclude_message_ids)
     chunk_scopes = [scope for scope in scopes if scope.kind == "chunk"]
     claim_scopes = [scope for scope in scopes if scope.kind == "claim"]
-    # Full-text search needs neither the embedding nor the vector results: its two
-    # rankings run beside, together on a connection of their own (they share the query's
-    # terms, and each of their statements serves both), then the claims' vector search,
-    # once this thread has the query's embedding (and the claims' plan, ``search_plans``):
-    # the work is split about evenly between the two threads, where on two cores a thread
-    # for each ranking only made them compete with the embedding and the chunks' vector
-    # search (bench/bench_search.py).
     query_vector: Future[tuple[Vector, VectorPlan]] = Future()
-    beside = run_beside(
-        _by_words_then_claims,
-        [turns] if windows is None else [turns, windows],
-        query,
-        depth,
-        claim_scopes,
-        query_vector,
-    )
-    dated = [kind for kind in kinds if kind in CHUNK_KINDS]
-    # The passages about whom the query names (``entities``) are compared with the query
-    # without the names, a vector of their own: started beside the rest at once. A query
-    # without a capitalised word costs nothing here.
-    names = names_asked(query) if dated else AskedNames()
-    # The query without its names is embedded with the query itself, in one run of the
-    # model (``embed_question``: here, or by the caller, who passes ``name_free``): a
-    # second run on that thread competed with everything else for two cores.
-    guessed: Future[NameFree | None] | None = Future() if names else None
-    if guessed is not None and vector is not None:
-        guessed.set_result(name_free)  # None: the about list embeds its own
-    about_result = (
-        run_beside(
-            about_ranking,
-            keys=names,
-            user=user,
-            project=project,
-            kinds=dated,
-            exclude_message_ids=exclude_message_ids,
-            query=query,
-            depth=depth,
-            guessed=guessed,
-        )
-        if names
-        else list
-    )
-    period = period_named(query, now=timezone.localtime()) if dated else None
-    said_then = _said_in(period, user, project, dated, exclude_message_ids) if period else None
-    # The turns by their statements (``units``), searched beside once the query's
-    # embedding is there (the user's units are counted meanwhile).
     unit_vector: Future[Vector] = Future()
-    units_result = (
-        run_beside(
-            units_ranking,
-            user=user,
-            project=project,
-            exclude_message_ids=exclude_message_ids,
-            query_vector=unit_vector,
-            depth=depth,
-        )
-        if units and "message" in kinds
-        else list
-    )
+    guessed: Future[NameFree | None] | None = None
+    started: list[Callable[[], object]] = []
     try:
+        # Full-text search needs neither the embedding nor the vector results: its two
+        # rankings run beside, on a connection of their own (they share the query's terms),
+        # then the claims' vector search, once this thread has the query's embedding (and
+        # the claims' plan, ``search_plans``): the work is split about evenly, where on two
+        # cores a thread for each ranking only made them compete (bench/bench_search.py).
+        beside = run_beside(
+            _by_words_then_claims,
+            [turns] if windows is None else [turns, windows],
+            query,
+            depth,
+            claim_scopes,
+            query_vector,
+        )
+        started.append(beside)
+        dated = [kind for kind in kinds if kind in CHUNK_KINDS]
+        # The passages about whom the query names (``entities``) are compared with the
+        # query without the names, a vector of their own: started beside the rest at once.
+        # A query without a capitalised word costs nothing here.
+        names = names_asked(query) if dated else AskedNames()
+        # The query without its names is embedded with the query itself, in one run of the
+        # model (``embed_question``: here, or by the caller, who passes ``name_free``): a
+        # second run on that thread competed with everything else for two cores.
+        guessed = Future() if names else None
+        if guessed is not None and vector is not None:
+            guessed.set_result(name_free)  # None: the about list embeds its own
+        about_result = (
+            run_beside(
+                about_ranking,
+                keys=names,
+                user=user,
+                project=project,
+                kinds=dated,
+                exclude_message_ids=exclude_message_ids,
+                query=query,
+                depth=depth,
+                guessed=guessed,
+            )
+            if names
+            else list
+        )
+        started.append(about_result)
+        period = period_named(query, now=timezone.localtime()) if dated else None
+        said_then = _said_in(period, user, project, dated, exclude_message_ids) if period else None
+        # The turns by their statements (``units``), searched beside once the query's
+        # embedding is there (the user's units are counted meanwhile).
+        units_result = (
+            run_beside(
+                units_ranking,
+                user=user,
+                project=project,
+                exclude_message_ids=exclude_message_ids,
+                query_vector=unit_vector,
+                depth=depth,
+            )
+            if units and "message" in kinds
+            else list
+        )
+        started.append(units_result)
         if vector is None:
             question = embed_question(query, names)
             vector = question.vector
             if guessed is not None:
                 guessed.set_result(question.name_free)
-    except BaseException as error:
-        for waited in (query_vector, unit_vector, guessed):
-            if waited is not None and not waited.done():
-                waited.set_exception(error)  # the threads beside stop waiting for it
-        raise
-    unit_vector.set_result(vector)
-    try:
+        unit_vector.set_result(vector)
         plans = search_plans(
             _collection(user, project, dated) if chunk_scopes else None,
             _collection(user, None, ["claim"]) if claim_scopes else None,
             said_then,
         )
+        query_vector.set_result((vector, plans.vectors))
+        by_chunk: list[Candidate] = []
+        by_period: list[Candidate] = []
+        if chunk_scopes:
+            searches = [(chunk_scopes, plans.vectors)]
+            if said_then is not None and plans.period is not None:
+                searches.append(([said_then.scope], plans.period))
+            with search_session(["chunk"]):
+                by_chunk, *period_found = nearest_each(searches, vector, depth)
+            by_period = period_found[0] if period_found else []
+        by_about, by_units = about_result(), units_result()
+        (by_turn, *by_window), by_claim = beside()
     except BaseException as error:
-        query_vector.set_exception(error)  # the threads beside stop waiting for it
+        # Whatever failed, the threads beside stop waiting for what this thread owed them,
+        # and are waited for: a failed search leaves none of its statements running.
+        for waited in (query_vector, unit_vector, guessed):
+            if waited is not None and not waited.done():
+                waited.set_exception(error)
+        settle(started)
         raise
-    query_vector.set_result((vector, plans.vectors))
-    by_chunk: list[Candidate] = []
-    by_period: list[Candidate] = []
-    if chunk_scopes:
-        searches = [(chunk_scopes, plans.vectors)]
-        if said_then is not None and plans.period is not None:
-            searches.append(([said_then.scope], plans.period))
-        with search_session(["chunk"]):
-            by_chunk, *period_found = nearest_each(searches, vector, depth)
-        by_period = period_found[0] if period_found else []
-    by_about, by_units = about_result(), units_result()
-    (by_turn, *by_window), by_claim = beside()
     # As ``nearest`` orders one list of both kinds: by similarity, chunks first among equals.
     by_vector = sorted([*by_chunk, *by_claim], key=lambda candidate: -candidate.value)
     return Rankings(
