@@ -6,6 +6,7 @@ so is the one prepared with every part in turn."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -100,6 +101,39 @@ def test_a_turn_prepared_side_by_side_is_the_turn_prepared_in_turn(
     assert ran_on["auto_claims"].startswith("cairn-beside")
     assert ran_on["_standing_facts_history"].startswith("cairn-beside")
     assert ran_on["relevant_chunks"] == threading.current_thread().name
+
+
+def test_a_turn_that_fails_after_the_save_leaves_none_of_its_reads_running(
+    user: User, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a claims search beside that is still under way when the search of files fails
+    an_account(user)
+    settings.CAIRN_BESIDE_THREADS = 4
+    finished = threading.Event()
+    search_claims = prepare.auto_claims
+
+    def slow_claims(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.5)
+        found = search_claims(*args, **kwargs)
+        finished.set()
+        return found
+
+    def broken(**_: Any) -> Any:
+        raise RuntimeError("the search broke")
+
+    monkeypatch.setattr(prepare, "auto_claims", slow_claims)
+    monkeypatch.setattr(prepare, "relevant_chunks", broken)
+    conversation = conversation_create(user=user, title="Garden")
+
+    # When the turn fails after the message was saved
+    with pytest.raises(prepare.FailedAfterSave):
+        prepare.prepare_turn(
+            user=user, conversation=conversation, request=TurnRequest(text=QUESTION)
+        )
+
+    # Then the claims search beside had finished before the turn said so (the caller goes on
+    # to write the failed answer: nothing of the turn still reads beside it)
+    assert finished.is_set()
 
 
 def recording(function: Any, name: str, ran_on: dict[str, str]) -> Any:

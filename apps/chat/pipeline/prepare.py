@@ -30,7 +30,7 @@ from apps.chat.selectors import conversation_recent_messages
 from apps.chat.services import message_append
 from apps.contexts.reference_parser import ParsedReference
 from apps.contexts.references import ReferenceResolution, resolve_parsed
-from apps.core.concurrency import run_beside
+from apps.core.concurrency import run_beside, settle
 from apps.facts import services as facts_services
 from apps.facts.models import ProjectFact
 from apps.facts.wording import display_value, fact_change_text, key_short_label
@@ -421,18 +421,23 @@ def prepare_saved(
         query=query,
         query_vector=query_vector,
     )
-    if parsed.references:  # saved with none: an update (and its commit) only for some
-        record_references(message=message, references=parsed.references)
-    chunks = relevant_chunks(
-        user=user,
-        conversation=conversation,
-        query=query,
-        message=message,
-        query_vector=query_vector,
-        name_free=question.name_free if question is not None else None,
-    )
-    standing, (facts, topic_count), history = rest_found()
-    memory = memory_items(resolutions, auto_found(), standing)
+    try:
+        if parsed.references:  # saved with none: an update (and its commit) only for some
+            record_references(message=message, references=parsed.references)
+        chunks = relevant_chunks(
+            user=user,
+            conversation=conversation,
+            query=query,
+            message=message,
+            query_vector=query_vector,
+            name_free=question.name_free if question is not None else None,
+        )
+        standing, (facts, topic_count), history = rest_found()
+        auto = auto_found()
+    except BaseException:
+        settle([auto_found, rest_found])  # a failed turn leaves none of its reads running
+        raise
+    memory = memory_items(resolutions, auto, standing)
     fact_counts = FactCounts(
         stored=fact_counts.stored,
         updated=fact_counts.updated,
