@@ -199,20 +199,25 @@ def test_the_claims_vector_search_runs_beside_with_the_same_hits(
     assert {thread for kind, thread in searched_on if kind == "chunk"} == {"MainThread"}
 
 
+class BrokenModel:
+    def embed_query(self, text: str) -> Any:
+        raise RuntimeError("the model is gone")
+
+
+def bees_and_a_broken_model(user: User, project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A passage and a claim about bees, and an embedding model that fails."""
+    add_passages(project, ["bees need water"])
+    ClaimFactory(user=user, statement="I keep bees")
+    monkeypatch.setattr(embeddings, "_provider", BrokenModel())
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_failed_embedding_leaves_no_pool_thread_waiting(
     user: User, project: Project, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given an account with claims, and an embedding model that fails
-    add_passages(project, ["bees need water"])
-    ClaimFactory(user=user, statement="I keep bees")
+    bees_and_a_broken_model(user, project, monkeypatch)
     settings.CAIRN_BESIDE_THREADS = 1
-
-    class Broken:
-        def embed_query(self, text: str) -> Any:
-            raise RuntimeError("the model is gone")
-
-    monkeypatch.setattr(embeddings, "_provider", Broken())
 
     # When a search needs the query's embedding
     with pytest.raises(RuntimeError, match="the model is gone"):
@@ -230,8 +235,7 @@ def test_a_failed_search_leaves_none_of_its_work_running(
 ) -> None:
     # Given an account, threads beside, and full-text search slow enough to be still under
     # way (in its transaction) when the embedding fails
-    add_passages(project, ["bees need water"])
-    ClaimFactory(user=user, statement="I keep bees")
+    bees_and_a_broken_model(user, project, monkeypatch)
     settings.CAIRN_BESIDE_THREADS = 4
     words = search.bm25_rankings
 
@@ -239,12 +243,7 @@ def test_a_failed_search_leaves_none_of_its_work_running(
         time.sleep(0.5)
         return words(*args, **kwargs)
 
-    class Broken:
-        def embed_query(self, text: str) -> Any:
-            raise RuntimeError("the model is gone")
-
     monkeypatch.setattr(search, "bm25_rankings", slow_words)
-    monkeypatch.setattr(embeddings, "_provider", Broken())
 
     # When the search fails
     with pytest.raises(RuntimeError, match="the model is gone"):
