@@ -160,6 +160,54 @@ def test_a_killed_server_is_restarted_on_the_next_attach(used_data_dir: Path) ->
     assert _wait_until_gone(restarted.server_pid)
 
 
+# Issue 31: the pages a search reads stay in the buffers across the server's restarts.
+
+PAGES_IN_BUFFERS = """
+CREATE FUNCTION pages_in_buffers(relation text, wanted int) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE found int;
+BEGIN
+    -- autoprewarm reads the pages back in the background once the server is up: waited
+    -- for, up to ten seconds.
+    FOR attempt IN 1..100 LOOP
+        SELECT count(*) INTO found FROM pg_buffercache
+        WHERE relfilenode = pg_relation_filenode(relation::regclass)
+          AND reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database());
+        EXIT WHEN found >= wanted;
+        PERFORM pg_sleep(0.1);
+    END LOOP;
+    RETURN found;
+END $$
+"""
+
+
+def test_a_restarted_server_has_the_pages_it_had_read_in_its_buffers(
+    used_data_dir: Path,
+) -> None:
+    data_dir = used_data_dir
+    # Given a server (started with the settings its first start wrote) that read a table
+    # of some 1,400 pages, then stopped with its last user
+    [[preloaded]] = run_attached(data_dir, "SHOW shared_preload_libraries")
+    assert preloaded == embedded_db.PREWARM_LIBRARY
+    [[pages, cached]] = run_attached(
+        data_dir,
+        "CREATE EXTENSION pg_buffercache",
+        PAGES_IN_BUFFERS,
+        "CREATE TABLE read_before AS "
+        "SELECT n, repeat('x', 400) AS text FROM generate_series(1, 20000) AS n",
+        "SELECT count(*) FROM read_before",
+        "SELECT pg_relation_size('read_before') / current_setting('block_size')::int, "
+        "pages_in_buffers('read_before', 0)",
+    )
+    assert int(pages) > 1000
+    assert int(cached) == int(pages)  # read in full: every page in the buffers
+
+    # When the server is started again, by the next process to use it
+    [[after_restart]] = run_attached(data_dir, f"SELECT pages_in_buffers('read_before', {pages})")
+
+    # Then the table's pages are in its buffers without anyone having read it
+    assert int(after_restart) == int(pages)
+
+
 # Issue 13: data directories from the package used before, and servers that refuse.
 
 SQL_RUNNER = """
