@@ -5,7 +5,8 @@ whatever runs beside what, so this is the floor the search_phases.py timeline si
 Part 1, searches as they run (threads beside): per search, the wall time, this process's
 CPU (Python and the embedding model) and PostgreSQL's (every backend of the embedded
 server, read from /proc), for the embedding alone, the hybrid search, and vector and BM25
-alone. Part 2, the same hybrid searches one part after another (no threads beside, so a
+alone; then a chat turn's two searches (files and chats, and claims), as it makes them.
+Part 2, the same hybrid searches one part after another (no threads beside, so a
 statement's time is the server's work and a round trip, not a wait for a core): each kind
 of statement's time per search, most first.
 
@@ -82,8 +83,16 @@ def main() -> None:
     from django.test import override_settings
 
     from apps.accounts.models import User
+    from apps.chat.pipeline.memory import auto_claims
+    from apps.chat.pipeline.prepare import CHUNK_LIMIT
     from apps.indexing.embeddings import get_embedding_provider
-    from apps.indexing.search import hybrid_search, text_search, vector_search
+    from apps.indexing.search import (
+        embed_question,
+        evidence_search,
+        hybrid_search,
+        text_search,
+        vector_search,
+    )
 
     if not data_ready():
         raise SystemExit("bench_search.py's data is not built: run bench/bench_search.py first")
@@ -96,6 +105,25 @@ def main() -> None:
     cpu_line("hybrid search", lambda q: hybrid_search(user=user, query=q, k=10), queries)
     cpu_line("vector search alone", lambda q: vector_search(user=user, query=q, k=10), queries)
     cpu_line("BM25 alone", lambda q: text_search(user=user, query=q, k=10), queries)
+
+    # A chat turn's two searches, as ``prepare_turn`` makes them, given the question's
+    # embeddings (made once a turn, beside the save): the turn's CPU is mostly these.
+    questions = {query: embed_question(query) for query in queries}
+    print("\na chat turn's searches, the question's embeddings given:")
+    cpu_line(
+        "files and chats (evidence)",
+        lambda q: evidence_search(
+            user=user,
+            query=q,
+            kinds=("document", "message"),
+            k=CHUNK_LIMIT * 3,
+            vector=questions[q].vector,
+            relevant_only=True,
+            name_free=questions[q].name_free,
+        ),
+        queries,
+    )
+    cpu_line("claims", lambda q: auto_claims(user, q, questions[q].vector), queries)
 
     times: dict[str, list[float]] = defaultdict(list)
 
