@@ -79,7 +79,7 @@ test: setup browsers cpu-guard
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy apps config
-	$(VENV)/bin/lint-imports
+	$(VENV)/bin/lint-imports --no-logo
 
 bench: setup
 	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
