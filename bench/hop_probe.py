@@ -5,11 +5,14 @@ where Lorcan is going), measured on the quality corpus before being built into s
 Each question is searched as ``hybrid_search`` searches it (its rankings fused by
 ``FUSION``). The first hit's words that the question does not hold (its content words:
 "Lorcan", "weekend", …) are put before the question, and that text is searched again: by
-all the hybrid's rankings, by its full-text rankings alone, or by its vectors alone. The
-second list is fused with the first (``fuse_scores``, the first weighing 1) at each
-weight; the weight is read off the tuning half and every figure printed for both halves,
-overall and on the multi-hop family. It also prints what the second search costs: the
-time of one hybrid search of the hop's text, beside the first's.
+all the hybrid's rankings, by its full-text rankings alone, by its vectors alone, or by
+the passages about the names it holds (the entity list). A cheaper hop embeds nothing
+again: the passages about whom the first hit names and the question does not, nearest to
+the question as its own entity list compares (``about_ranking``). The second list is
+fused with the first (``fuse_scores``, the first weighing 1) at each weight; the weight
+is read off the tuning half and every figure printed for both halves, overall and on the
+multi-hop family. It also prints what a hop costs: the time of one hybrid search of the
+hop's text, and of the cheap hop's list, beside the first search's.
 
 Run: .venv/bin/python bench/hop_probe.py — after ``bench/bench_quality.py --keep`` (or
 ``--reuse``) has built the corpus's database.
@@ -22,8 +25,10 @@ import re
 import statistics
 import sys
 import time
+from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -39,7 +44,12 @@ from bench.bench_quality import (  # noqa: E402
 from bench.quality.model import corpus_load, split_halves  # noqa: E402
 from bench.quality.scoring import Outcome  # noqa: E402
 
+if TYPE_CHECKING:
+    from apps.indexing.mentions import AskedNames
+    from apps.indexing.search._entities import NameFree
+
 WEIGHTS = (0.25, 0.5, 0.75, 1.0)
+FIRST_NAMES = "first hit's names"
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
 
 
@@ -56,12 +66,27 @@ def hop_text(question: str, first_hit: str) -> str:
     return " ".join(dict.fromkeys(extra)) + " " + question
 
 
+def hop_names(question: str, first_hit: str) -> AskedNames:
+    """The names the first hit may write that the question does not."""
+    from apps.indexing.mentions import AskedNames
+    from apps.indexing.search._entities import names_asked
+
+    asked = names_asked(question)
+    mine = {*asked.written, *asked.opening}
+    found = names_asked(first_hit)
+    return AskedNames(
+        tuple(key for key in found.written if key not in mine),
+        tuple(key for key in found.opening if key not in mine),
+    )
+
+
 def main() -> None:
     _django.setup(database=DATABASE)
     from apps.indexing.embeddings import get_embedding_provider
     from apps.indexing.models import Chunk
     from apps.indexing.search import hybrid_search
     from apps.indexing.search._engine import FUSION, KINDS, hybrid_rankings
+    from apps.indexing.search._entities import about_ranking, embed_question
     from apps.indexing.search._fusion import fuse_scores
     from apps.indexing.search._queries import Candidate
 
@@ -84,20 +109,46 @@ def main() -> None:
         "names": replace(FUSION, vector=0.0, turns=0.0, windows=0.0, units=0.0, period=0.0),
     }
     firsts: dict[str, list[Candidate]] = {}
-    hops: dict[str, dict[str, list[Candidate]]] = {name: {} for name in seconds}
+    hops: dict[str, dict[str, list[Candidate]]] = {name: {} for name in [*seconds, FIRST_NAMES]}
     outcomes: list[Outcome] = []
+    cheap_ms: list[float] = []
     for question in corpus.questions:
         outcomes.append(outcome_for(question, message_ids))
         query = question.question
+        asked = embed_question(query)
         first = hybrid_rankings(
             user=user,
             query=query,
             project=None,
             kinds=KINDS,
             depth=depth,
-            vector=provider.embed_query(query),
+            vector=asked.vector,
+            name_free=asked.name_free,
         ).fused(FUSION)
         firsts[question.id] = [Candidate(c.kind, c.id, score) for c, score in first]
+        # The cheap hop: the passages about whom the first hit names (and the question
+        # does not), nearest to the question as the question's own entity list compares
+        # (without its names), so that no text is embedded again.
+        keys = hop_names(query, texts.get(first[0][0].id, "") if first else "")
+        compared: Future[NameFree | None] = Future()
+        compared.set_result((query, asked.name_free[1] if asked.name_free else asked.vector))
+        started = time.perf_counter()
+        hops[FIRST_NAMES][question.id] = (
+            about_ranking(
+                keys=keys,
+                user=user,
+                project=None,
+                kinds=["document", "message"],
+                exclude_message_ids=[],
+                query=query,
+                depth=depth,
+                guessed=compared,
+            )
+            if keys
+            else []
+        )
+        if keys:
+            cheap_ms.append((time.perf_counter() - started) * 1000)
         hop = hop_text(query, texts.get(first[0][0].id, "") if first else "")
         second = hybrid_rankings(
             user=user,
@@ -136,12 +187,12 @@ def main() -> None:
         )
 
     print(f"{len(outcomes)} questions; recall@5/@10, the second list fused at each weight:")
-    print(f"{'':<26} {'tuning':>12} {'test':>12} {'multi-hop tuning':>18} {'multi-hop test':>16}")
-    rows = [("none", 0.0)] + [(name, w) for name in seconds for w in WEIGHTS]
+    print(f"{'':<36} {'tuning':>12} {'test':>12} {'multi-hop tuning':>18} {'multi-hop test':>16}")
+    rows = [("none", 0.0)] + [(name, w) for name in [*seconds, FIRST_NAMES] for w in WEIGHTS]
     for name, weight in rows:
         label = "first hop only" if not weight else f"{name} hop, weight {weight:g}"
         print(
-            f"{label:<26} {figures(name, weight, 'tuning'):>12} {figures(name, weight, 'test'):>12}"
+            f"{label:<36} {figures(name, weight, 'tuning'):>12} {figures(name, weight, 'test'):>12}"
             f" {figures(name, weight, 'tuning', 'multi-hop'):>18}"
             f" {figures(name, weight, 'test', 'multi-hop'):>16}"
         )
@@ -158,7 +209,9 @@ def main() -> None:
         hop_ms.append((time.perf_counter() - start) * 1000)
     print(
         f"hybrid search of the question p50 {statistics.median(first_ms):.1f} ms; "
-        f"of the hop's text p50 {statistics.median(hop_ms):.1f} ms (the hop adds it)"
+        f"of the hop's text p50 {statistics.median(hop_ms):.1f} ms (the hop adds it); "
+        f"the cheap hop's list p50 {statistics.median(cheap_ms):.1f} ms, for the "
+        f"{len(cheap_ms)} of {len(outcomes)} questions whose first hit names someone new"
     )
 
 
