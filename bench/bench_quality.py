@@ -231,6 +231,8 @@ ABOUT_GRID = (0.0, 1.0, 2.0, 3.0, 4.0, 6.0)
 # with the grid above it would take four times as long.
 UNITS_GRID = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 UNITS_VECTOR_GRID = (0.5, 1.0)
+# The weight of the second hop's list (``hops``), tried on the weights chosen with the units.
+HOP_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 UNITS_ABOUT_GRID = (2.0, 3.0, 4.0)
 
 
@@ -311,9 +313,8 @@ def ask_all(
         _depth,
         hybrid_rankings,
         hybrid_search,
-        text_search,
-        vector_search,
     )
+    from apps.indexing.search._single import text_search, vector_search
 
     provider = get_embedding_provider()
     outcomes, rankings = [], {}
@@ -389,14 +390,19 @@ def _depth_for(fusion: object) -> int:
 
 
 def choose_fusion(
-    tuning: list[Outcome], rankings: dict[str, object], messages: dict[int, str], tuned: Tuned
+    tuning: list[Outcome],
+    rankings: dict[str, object],
+    messages: dict[int, str],
+    tuned: Tuned,
+    user: object,
 ) -> tuple[object, float]:
     """The fusion with the best mean of recall@5 and @10 on ``tuning``, in two stages.
     First the weights (rank or score fusion, RRF's k, depth): among those within
     ``TOLERANCE`` of the best (differences this small are a question or two), the cheaper
     one — shallower lists — then the one nearest equal weights and RRF's usual k = 60.
-    Then the memory units' weight, with the vectors' and the entity list's, and on those
-    weights what re-orders their fused list (the depth of questions asking for several
+    Then the memory units' weight, with the vectors' and the entity list's, then the second
+    hop's (``hops``: its list is made from each question's first hit on those weights), and
+    on those weights what re-orders their fused list (the depth of questions asking for several
     things, the diversity): each the cheaper among those within half the tolerance of the
     best. Vectors weigh
     1 (both fusions are scale-free)."""
@@ -406,7 +412,7 @@ def choose_fusion(
         score = 0.0
         for outcome in tuning:
             ranked = fused_messages(
-                rankings[outcome.question_id],
+                lists[outcome.question_id],
                 fusion,
                 messages,
                 tuned.questions[outcome.question_id],
@@ -415,6 +421,7 @@ def choose_fusion(
             score += sum(recall_of(outcome, ranked, k) for k in DEPTHS) / len(DEPTHS)
         return score / len(tuning), fusion
 
+    lists = rankings
     # Rank fusion at each k; score fusion has no k (it keeps the default, unused).
     methods = [("rrf", rrf_k) for rrf_k in RRF_K_GRID] + [("scores", 60)]
     grid = itertools.product(TURN_GRID, GRID, methods, DEPTH_GRID, PERIOD_GRID, ABOUT_GRID)
@@ -451,6 +458,15 @@ def choose_fusion(
             abs(pair[1].vector - weighted[1].vector) + abs(pair[1].about - weighted[1].about),
         ),
     )
+    # The second hop on the chosen weights: the least weight among the best, as the units'.
+    lists = hopped(rankings, weighted[1], tuned, user)
+    with_hop = [scored(replace(weighted[1], hop=hop)) for hop in HOP_GRID]
+    tried += with_hop
+    best_hop = max(score for score, _ in with_hop)
+    weighted = min(
+        [pair for pair in with_hop if pair[0] >= best_hop - TOLERANCE / 2],
+        key=lambda pair: pair[1].hop,
+    )
     # The re-orderings change which hits come first, not what the weights found: tried on
     # the chosen weights, kept when they add anything on the tuning half.
     reordered = [weighted] + [
@@ -473,6 +489,31 @@ def choose_fusion(
     for score, fusion in [*tried[:5], *[t for t in tried if t[1] == equal]]:
         print(f"  {score:.3f}  {fusion}")
     return chosen[1], chosen[0]
+
+
+def hopped(
+    rankings: dict[str, object], fusion: object, tuned: Tuned, user: object
+) -> dict[str, object]:
+    """Each question's rankings with the second hop's list (``hops.with_hop``), made from
+    its first hit as ``fusion`` fuses them: the list ``hybrid_search`` adds."""
+    from apps.indexing.search._engine import KINDS, _depth
+    from apps.indexing.search._hops import with_hop
+
+    weighed = replace(fusion, hop=1.0)  # type: ignore[type-var]
+    depth = max(_depth(K, weighed), max(DEPTH_GRID), max(SEVERAL_GRID))  # as ``ask_all``
+    return {
+        question_id: with_hop(
+            ranked,  # type: ignore[arg-type]
+            weighed,
+            query=tuned.questions[question_id],
+            user=user,  # type: ignore[arg-type]
+            project=None,
+            kinds=KINDS,
+            exclude_message_ids=(),
+            depth=depth,
+        )
+        for question_id, ranked in rankings.items()
+    }
 
 
 def turn_vectors(messages: dict[int, str]) -> dict[object, object]:
@@ -680,7 +721,7 @@ def main() -> None:
     tuning = [o for o in outcomes if o.question_id in tuning_ids]
     test = [o for o in outcomes if o.question_id not in tuning_ids]
     tuned = Tuned({q.id: q.question for q in corpus.questions}, turn_vectors(messages))
-    chosen, score = choose_fusion(tuning, rankings, messages, tuned)
+    chosen, score = choose_fusion(tuning, rankings, messages, tuned, user)
     print(
         f"\nTuning half ({len(tuning)} questions): best {chosen} "
         f"(mean of recall@5 and @10 {score:.3f}); hybrid_search uses {FUSION}"

@@ -20,14 +20,7 @@ other module of ``apps`` and ``config`` from reaching into them. Tests and bench
 """
 
 from ._bm25 import QUERY_MAX_CHARS
-from ._engine import (
-    KINDS,
-    MAX_K,
-    evidence_search,
-    hybrid_search,
-    text_search,
-    vector_search,
-)
+from ._engine import KINDS, MAX_K, evidence_search, hybrid_search
 from ._entities import NameFree, QuestionVectors, embed_question
 from ._evidence import (
     WORD_COVER_SHARE,
@@ -41,6 +34,7 @@ from ._evidence import (
 from ._hits import EXCERPT_CHARS, SearchHit
 from ._periods import Period, period_named
 from ._quoting import FOOTER_MARK, quotable, without_footer
+from ._single import text_search, vector_search
 
 __all__ = [
     "EXCERPT_CHARS",

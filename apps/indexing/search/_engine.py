@@ -23,8 +23,8 @@ way to one that adds something (``diversity``), and a question asking for severa
 ("which places has she been to?") reads its lists deeper (``aggregation``): issue 31's
 answers told in parts across sessions.
 
-``vector_search`` and ``text_search`` return either ranking alone (the quality benchmark
-compares all three).
+Once fused, the names the first hit writes and the query does not ("Lorcan") add the
+passages about them (``hops``): a second hop, for answers told in two turns.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from django.utils import timezone
 
 from apps.core.concurrency import run_beside, settle
 
-from ..embeddings import Vector, get_embedding_provider
+from ..embeddings import Vector
 from ..mentions import AskedNames
 from ._aggregation import fusion_for
 from ._bm25 import Collection
@@ -49,7 +49,8 @@ from ._diversity import POOL, Key, diversified
 from ._entities import NameFree, about_ranking, embed_question, names_asked
 from ._evidence import hidden_message_ids, relevant
 from ._fusion import FUSION, Fusion, Rankings
-from ._hits import SearchHit, _hits, hits_of, read_rows
+from ._hits import SearchHit, hits_of, read_rows
+from ._hops import with_hop
 from ._periods import Period, period_named
 from ._plans import DatedScope, VectorPlan, search_plans, vector_plan
 from ._queries import (
@@ -57,7 +58,6 @@ from ._queries import (
     Candidate,
     Lexical,
     Scope,
-    bm25_ranking,
     bm25_rankings,
     chunk_scope,
     claim_scope,
@@ -118,6 +118,16 @@ def hybrid_search(
             vector=vector,
             units=fusion.units > 0,
             name_free=name_free,
+        )
+        rankings = with_hop(
+            rankings,
+            fusion,
+            query=query,
+            user=user,
+            project=project,
+            kinds=kinds,
+            exclude_message_ids=excluded,
+            depth=_depth(wanted, fusion),
         )
         # Diversifying re-orders a pool of the first hits (``diversity.POOL``): their rows
         # are read with their vectors, then the wanted ones are chosen among them.
@@ -292,9 +302,9 @@ def hybrid_rankings(
         started.append(units_result)
         if vector is None:
             question = embed_question(query, names)
-            vector = question.vector
+            vector, name_free = question.vector, question.name_free
             if guessed is not None:
-                guessed.set_result(question.name_free)
+                guessed.set_result(name_free)
         unit_vector.set_result(vector)
         plans = search_plans(
             _collection(user, project, dated) if chunk_scopes else None,
@@ -331,6 +341,7 @@ def hybrid_rankings(
         period=by_period,
         about=by_about,
         units=by_units,
+        name_free=name_free if names else None,
     )
 
 
@@ -378,47 +389,6 @@ def _said_in(
         said_between=said_between,
     )
     return DatedScope(scope, user.pk, said_between)
-
-
-def vector_search(
-    *,
-    user: User,
-    query: str = "",
-    vector: Vector | None = None,
-    project: Project | None = None,
-    kinds: Sequence[str] = KINDS,
-    k: int = 10,
-    exclude_message_ids: Sequence[uuid.UUID | str] = (),
-) -> list[SearchHit]:
-    """Nearest by cosine similarity alone (``vector`` spares embedding ``query`` again)."""
-    if vector is None:
-        if not query.strip():
-            return []
-        vector = get_embedding_provider().embed_query(query)
-    scopes = _scopes(user, project, kinds, exclude_message_ids)
-    with search_session([scope.kind for scope in scopes]):
-        ranked = nearest(scopes, vector, _clamp(k), _plan(user, project, kinds))
-    ranked = ranked[: _clamp(k)]
-    return _hits([(c, c.value) for c in ranked], ranked, [])
-
-
-def text_search(
-    *,
-    user: User,
-    query: str,
-    project: Project | None = None,
-    kinds: Sequence[str] = KINDS,
-    k: int = 10,
-    exclude_message_ids: Sequence[uuid.UUID | str] = (),
-) -> list[SearchHit]:
-    """Best by BM25 alone."""
-    if not query.strip():
-        return []
-    scopes = _scopes(user, project, kinds, exclude_message_ids)
-    turns = Lexical(scopes, _collection(user, project, kinds))
-    with search_session([scope.kind for scope in scopes]):
-        ranked = bm25_ranking(turns, query, _clamp(k))
-    return _hits([(c, c.value) for c in ranked], [], ranked)
 
 
 def _clamp(k: int) -> int:
