@@ -18,7 +18,7 @@ from apps.indexing.models import Chunk
 from apps.indexing.search import _engine, evidence_search, hybrid_search
 from apps.indexing.search._engine import KINDS, hybrid_rankings
 from apps.indexing.search._fusion import FUSION
-from apps.indexing.search._hops import with_hop
+from apps.indexing.search._hops import new_names, with_hop
 from apps.indexing.services import messages_index
 from apps.projects.models import Project
 from apps.projects.services import project_ensure_personal
@@ -142,3 +142,31 @@ def test_the_hop_follows_the_first_hits_names_not_the_questions(
 
     assert rankings.about  # the question's own names
     assert hopped.hop == []  # its first hit names no one the question did not
+
+
+def test_someone_much_of_the_account_is_about_is_no_bridge(user: User, project: Project) -> None:
+    """A name in many of the account's passages (a transcript's speaker, a partner) says
+    little of which of them answers: the hop does not follow it."""
+    topics = ["the garden", "work", "the weather", "our holiday", "the car", "dinner",
+              "the cat", "money", "the news", "a film", "her sister", "the house",
+              "running", "a book", "the kids' school", "Christmas", "the neighbours",
+              "football", "the dentist", "a new sofa", "the budget", "the allotment"]  # fmt: skip
+    told(user, project, [f"Dagny and I talked about {topic} tonight." for topic in topics])
+    told(user, project, ["Lent my stand mixer to Dagny for the weekend.", "Dagny is off to Cusco."])
+    rankings = hybrid_rankings(user=user, query=QUESTION, project=None, kinds=KINDS, depth=30)
+    first = rankings.fused(FUSION)[0][0]
+
+    hopped = with_hop(
+        rankings,
+        FUSION,
+        query=QUESTION,
+        user=user,
+        project=None,
+        kinds=KINDS,
+        exclude_message_ids=(),
+        depth=30,
+    )
+
+    assert Chunk.objects.get(pk=first.id).text == "Lent my stand mixer to Dagny for the weekend."
+    assert new_names(QUESTION, "Lent my stand mixer to Dagny for the weekend.")  # a name, new
+    assert hopped.hop == []  # in 24 of 24 passages: not followed

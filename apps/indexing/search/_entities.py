@@ -79,12 +79,14 @@ def about_ranking(
     query: str,
     depth: int,
     guessed: Future[NameFree | None] | None = None,
+    most: int | None = None,
 ) -> list[Candidate]:
     """The ``depth`` passages about what ``query`` names by ``keys`` (``names_asked``),
     nearest to the query without those names first; empty when none of them names anyone
-    the user wrote of. ``guessed``: the query without every asked name and its embedding
-    (``embed_question``), made with the query's own; used when the index agrees on the
-    names, so that the model runs once for both."""
+    the user wrote of, or when more than ``most`` passages are about them. ``guessed``:
+    the query without every asked name and its embedding (``embed_question``), made with
+    the query's own; used when the index agrees on the names, so that the model runs once
+    for both."""
     # Compiled once per shape (``chunk_scope``): compiling the queryset took a millisecond
     # of this thread's Python, holding the interpreter's lock while the search's other
     # threads waited for it.
@@ -96,7 +98,7 @@ def about_ranking(
     )
     with search_session(["chunk"]):
         wanted, rows = _known(user.pk, keys, scope)
-        if not wanted:
+        if not wanted or (most is not None and rows > most):
             return []
         plan = subset_plan("chunk", rows)
         mentioned = (
