@@ -501,10 +501,13 @@ def hopped(
 
     weighed = replace(fusion, hop=1.0)  # type: ignore[type-var]
     depth = max(_depth(K, weighed), max(DEPTH_GRID), max(SEVERAL_GRID))  # as ``ask_all``
-    return {
-        question_id: with_hop(
+    made = {}
+    for question_id, ranked in rankings.items():
+        fused = ranked.fused(weighed)  # type: ignore[attr-defined]
+        made[question_id] = with_hop(
             ranked,  # type: ignore[arg-type]
             weighed,
+            fused[0][0] if fused else None,
             query=tuned.questions[question_id],
             user=user,  # type: ignore[arg-type]
             project=None,
@@ -512,8 +515,7 @@ def hopped(
             exclude_message_ids=(),
             depth=depth,
         )
-        for question_id, ranked in rankings.items()
-    }
+    return made  # type: ignore[return-value]
 
 
 def turn_vectors(messages: dict[int, str]) -> dict[object, object]:

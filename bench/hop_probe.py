@@ -1,6 +1,6 @@
 """Issue 31: a second hop for questions whose answer is told in two turns ("where is the
 person who borrowed my stand mixer travelling to?": one turn names Lorcan, another says
-where Lorcan is going), measured on the quality corpus before being built into search.
+where Lorcan is going), measured on the quality corpus, beside the hop search makes.
 
 Each question is searched as ``hybrid_search`` searches it (its rankings fused by
 ``FUSION``). The first hit's words that the question does not hold (its content words:
@@ -8,7 +8,7 @@ Each question is searched as ``hybrid_search`` searches it (its rankings fused b
 all the hybrid's rankings, by its full-text rankings alone, by its vectors alone, or by
 the passages about the names it holds (the entity list). A cheaper hop embeds nothing
 again: the passages about whom the first hit names and the question does not, nearest to
-the question as its own entity list compares (``about_ranking``). The second list is
+the question, the search's own hop (``hops.with_hop``). The second list is
 fused with the first (``fuse_scores``, the first weighing 1) at each weight; the weight
 is read off the tuning half and every figure printed for both halves, overall and on the
 multi-hop family. It also prints what a hop costs: the time of one hybrid search of the
@@ -25,10 +25,8 @@ import re
 import statistics
 import sys
 import time
-from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -43,10 +41,6 @@ from bench.bench_quality import (  # noqa: E402
 )
 from bench.quality.model import corpus_load, split_halves  # noqa: E402
 from bench.quality.scoring import Outcome  # noqa: E402
-
-if TYPE_CHECKING:
-    from apps.indexing.mentions import AskedNames
-    from apps.indexing.search._entities import NameFree
 
 WEIGHTS = (0.25, 0.5, 0.75, 1.0)
 FIRST_NAMES = "first hit's names"
@@ -66,28 +60,15 @@ def hop_text(question: str, first_hit: str) -> str:
     return " ".join(dict.fromkeys(extra)) + " " + question
 
 
-def hop_names(question: str, first_hit: str) -> AskedNames:
-    """The names the first hit may write that the question does not."""
-    from apps.indexing.mentions import AskedNames
-    from apps.indexing.search._entities import names_asked
-
-    asked = names_asked(question)
-    mine = {*asked.written, *asked.opening}
-    found = names_asked(first_hit)
-    return AskedNames(
-        tuple(key for key in found.written if key not in mine),
-        tuple(key for key in found.opening if key not in mine),
-    )
-
-
 def main() -> None:
     _django.setup(database=DATABASE)
     from apps.indexing.embeddings import get_embedding_provider
     from apps.indexing.models import Chunk
     from apps.indexing.search import hybrid_search
     from apps.indexing.search._engine import FUSION, KINDS, hybrid_rankings
-    from apps.indexing.search._entities import about_ranking, embed_question
+    from apps.indexing.search._entities import embed_question
     from apps.indexing.search._fusion import fuse_scores
+    from apps.indexing.search._hops import with_hop
     from apps.indexing.search._queries import Candidate
 
     corpus = corpus_load()
@@ -116,7 +97,7 @@ def main() -> None:
         outcomes.append(outcome_for(question, message_ids))
         query = question.question
         asked = embed_question(query)
-        first = hybrid_rankings(
+        ranked = hybrid_rankings(
             user=user,
             query=query,
             project=None,
@@ -124,30 +105,25 @@ def main() -> None:
             depth=depth,
             vector=asked.vector,
             name_free=asked.name_free,
-        ).fused(FUSION)
-        firsts[question.id] = [Candidate(c.kind, c.id, score) for c, score in first]
-        # The cheap hop: the passages about whom the first hit names (and the question
-        # does not), nearest to the question as the question's own entity list compares
-        # (without its names), so that no text is embedded again.
-        keys = hop_names(query, texts.get(first[0][0].id, "") if first else "")
-        compared: Future[NameFree | None] = Future()
-        compared.set_result((query, asked.name_free[1] if asked.name_free else asked.vector))
-        started = time.perf_counter()
-        hops[FIRST_NAMES][question.id] = (
-            about_ranking(
-                keys=keys,
-                user=user,
-                project=None,
-                kinds=["document", "message"],
-                exclude_message_ids=[],
-                query=query,
-                depth=depth,
-                guessed=compared,
-            )
-            if keys
-            else []
         )
-        if keys:
+        first = ranked.fused(FUSION)
+        firsts[question.id] = [Candidate(c.kind, c.id, score) for c, score in first]
+        # The cheap hop, as the search makes it (``with_hop``): the passages about whom
+        # the first hit names and the question does not, nearest to the question, nothing
+        # embedded again.
+        started = time.perf_counter()
+        hops[FIRST_NAMES][question.id] = with_hop(
+            ranked,
+            replace(FUSION, hop=1.0),
+            first[0][0] if first else None,
+            query=query,
+            user=user,
+            project=None,
+            kinds=KINDS,
+            exclude_message_ids=(),
+            depth=depth,
+        ).hop
+        if hops[FIRST_NAMES][question.id]:
             cheap_ms.append((time.perf_counter() - started) * 1000)
         hop = hop_text(query, texts.get(first[0][0].id, "") if first else "")
         second = hybrid_rankings(
@@ -211,7 +187,7 @@ def main() -> None:
         f"hybrid search of the question p50 {statistics.median(first_ms):.1f} ms; "
         f"of the hop's text p50 {statistics.median(hop_ms):.1f} ms (the hop adds it); "
         f"the cheap hop's list p50 {statistics.median(cheap_ms):.1f} ms, for the "
-        f"{len(cheap_ms)} of {len(outcomes)} questions whose first hit names someone new"
+        f"{len(cheap_ms)} of {len(outcomes)} questions it gave a list for"
     )
 
 

@@ -17,7 +17,7 @@ from apps.chat.models import Message
 from apps.indexing.models import Chunk
 from apps.indexing.search import _engine, evidence_search, hybrid_search
 from apps.indexing.search._engine import KINDS, hybrid_rankings
-from apps.indexing.search._fusion import FUSION
+from apps.indexing.search._fusion import FUSION, Rankings
 from apps.indexing.search._hops import new_names, with_hop
 from apps.indexing.services import messages_index
 from apps.projects.models import Project
@@ -48,6 +48,26 @@ def told(user: User, project: Project, texts: list[str]) -> list[Message]:
     return messages
 
 
+def rankings_of(user: User, query: str) -> Rankings:
+    return hybrid_rankings(user=user, query=query, project=None, kinds=KINDS, depth=30)
+
+
+def hop(rankings: Rankings, query: str, user: User) -> Rankings:
+    """``rankings`` with the second hop, from their first hit as the search fuses them."""
+    fused = rankings.fused(FUSION)
+    return with_hop(
+        rankings,
+        FUSION,
+        fused[0][0] if fused else None,
+        query=query,
+        user=user,
+        project=None,
+        kinds=KINDS,
+        exclude_message_ids=(),
+        depth=30,
+    )
+
+
 def texts_of(user: User, query: str) -> list[str]:
     return [hit.text for hit in hybrid_search(user=user, query=query, k=10)]
 
@@ -56,19 +76,10 @@ def test_the_borrower_named_by_the_first_hit_leads_to_where_they_are_going(
     user: User, project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     told(user, project, LIFE)
-    rankings = hybrid_rankings(user=user, query=QUESTION, project=None, kinds=KINDS, depth=30)
+    rankings = rankings_of(user, QUESTION)
     texts = dict(Chunk.objects.values_list("id", "text"))
 
-    hopped = with_hop(
-        rankings,
-        FUSION,
-        query=QUESTION,
-        user=user,
-        project=None,
-        kinds=KINDS,
-        exclude_message_ids=(),
-        depth=30,
-    )
+    hopped = hop(rankings, QUESTION, user)
     found = texts_of(user, QUESTION)
     monkeypatch.setattr(_engine, "FUSION", replace(FUSION, hop=0.0))
     without = texts_of(user, QUESTION)
@@ -102,19 +113,10 @@ def test_the_hop_reads_only_what_the_search_may(
 def test_a_first_hit_that_names_no_one_new_adds_nothing(user: User, project: Project) -> None:
     told(user, project, ["The sourdough starter is bubbling nicely.", *LIFE])
     query = "How is the sourdough starter doing?"
-    rankings = hybrid_rankings(user=user, query=query, project=None, kinds=KINDS, depth=30)
+    rankings = rankings_of(user, query)
 
     with CaptureQueriesContext(connection) as statements:
-        hopped = with_hop(
-            rankings,
-            FUSION,
-            query=query,
-            user=user,
-            project=None,
-            kinds=KINDS,
-            exclude_message_ids=(),
-            depth=30,
-        )
+        hopped = hop(rankings, query, user)
 
     assert hopped.hop == []
     assert len(statements) == 1  # the first hit's text, and nothing about anyone
@@ -127,18 +129,9 @@ def test_the_hop_follows_the_first_hits_names_not_the_questions(
     the passages of whom else the first hit names."""
     told(user, project, LIFE)
     query = "Where is Lorcan travelling to?"
-    rankings = hybrid_rankings(user=user, query=query, project=None, kinds=KINDS, depth=30)
+    rankings = rankings_of(user, query)
 
-    hopped = with_hop(
-        rankings,
-        FUSION,
-        query=query,
-        user=user,
-        project=None,
-        kinds=KINDS,
-        exclude_message_ids=(),
-        depth=30,
-    )
+    hopped = hop(rankings, query, user)
 
     assert rankings.about  # the question's own names
     assert hopped.hop == []  # its first hit names no one the question did not
@@ -153,19 +146,10 @@ def test_someone_much_of_the_account_is_about_is_no_bridge(user: User, project: 
               "football", "the dentist", "a new sofa", "the budget", "the allotment"]  # fmt: skip
     told(user, project, [f"Dagny and I talked about {topic} tonight." for topic in topics])
     told(user, project, ["Lent my stand mixer to Dagny for the weekend.", "Dagny is off to Cusco."])
-    rankings = hybrid_rankings(user=user, query=QUESTION, project=None, kinds=KINDS, depth=30)
+    rankings = rankings_of(user, QUESTION)
     first = rankings.fused(FUSION)[0][0]
 
-    hopped = with_hop(
-        rankings,
-        FUSION,
-        query=QUESTION,
-        user=user,
-        project=None,
-        kinds=KINDS,
-        exclude_message_ids=(),
-        depth=30,
-    )
+    hopped = hop(rankings, QUESTION, user)
 
     assert Chunk.objects.get(pk=first.id).text == "Lent my stand mixer to Dagny for the weekend."
     assert new_names(QUESTION, "Lent my stand mixer to Dagny for the weekend.")  # a name, new

@@ -119,9 +119,11 @@ def hybrid_search(
             units=fusion.units > 0,
             name_free=name_free,
         )
-        rankings = with_hop(
+        fused = rankings.fused(fusion)
+        hopped = with_hop(
             rankings,
             fusion,
+            fused[0][0] if fused else None,
             query=query,
             user=user,
             project=project,
@@ -129,10 +131,11 @@ def hybrid_search(
             exclude_message_ids=excluded,
             depth=_depth(wanted, fusion),
         )
+        if hopped is not rankings:
+            rankings, fused = hopped, hopped.fused(fusion)
         # Diversifying re-orders a pool of the first hits (``diversity.POOL``): their rows
         # are read with their vectors, then the wanted ones are chosen among them.
-        pool = max(wanted, POOL) if fusion.diversity else wanted
-        fused = rankings.fused(fusion)[:pool]
+        fused = fused[: max(wanted, POOL) if fusion.diversity else wanted]
         rows = read_rows(
             [c for c, _ in fused],
             [*rankings.vector, *rankings.period, *rankings.about],
@@ -342,6 +345,7 @@ def hybrid_rankings(
         about=by_about,
         units=by_units,
         name_free=name_free if names else None,
+        passages=plans.chunks,
     )
 
 

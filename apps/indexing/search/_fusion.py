@@ -27,7 +27,8 @@ class Rankings:
     nearest memory unit; empty when they are not searched (``Fusion.units`` 0). ``hop`` is
     the passages about whom the first hit names and the query does not (``hops``): empty
     until the first hit is known, and when it names no one new. ``name_free`` is the query
-    without the names it asks about and its embedding, when it names someone."""
+    without the names it asks about and its embedding, when it names someone;
+    ``passages``, how many passages the account has of the kinds searched."""
 
     vector: list[Candidate]
     turns: list[Candidate]
@@ -38,6 +39,7 @@ class Rankings:
     units: list[Candidate] = field(default_factory=list)
     hop: list[Candidate] = field(default_factory=list)
     name_free: tuple[str, Vector] | None = None
+    passages: int = 0
 
     def fused(self, fusion: Fusion, depth: int | None = None) -> list[tuple[Candidate, float]]:
         """Fused by ``fusion``, each list cut to ``depth`` when given."""

@@ -33,7 +33,6 @@ from apps.claims.models import Claim
 
 from ..mentions import AskedNames
 from ..models import Chunk
-from ._bm25 import Collection, collection_rows_sql
 from ._entities import NameFree, about_ranking, names_asked
 from ._fusion import Fusion, Rankings
 from ._queries import CHUNK_KINDS, Candidate
@@ -57,6 +56,7 @@ HOP_MIN_PASSAGES = 20
 def with_hop(
     rankings: Rankings,
     fusion: Fusion,
+    first: Candidate | None,
     *,
     query: str,
     user: User,
@@ -66,12 +66,11 @@ def with_hop(
     depth: int,
 ) -> Rankings:
     """``rankings`` with the second hop's list (``hop``), when the fusion weighs it, the
-    search reads passages and its first hit names someone the query does not."""
+    search reads passages and its ``first`` hit (as ``fusion`` fuses ``rankings``) names
+    someone the query does not; else ``rankings`` itself."""
     passages = [kind for kind in kinds if kind in CHUNK_KINDS]
-    fused = rankings.fused(fusion) if fusion.hop and passages else []
-    if not fused or rankings.query_vector is None:
+    if not (fusion.hop and passages and first) or rankings.query_vector is None:
         return rankings
-    first = fused[0][0]
     keys = new_names(query, first_text(first))
     if not keys:
         return rankings
@@ -89,7 +88,10 @@ def with_hop(
         query=query,
         depth=depth,
         guessed=compared,
-        most=_most_passages(user, project, passages),
+        # A bridge names someone told of here and there ("Lorcan", the borrower), not
+        # someone much of the account is about (a transcript's speakers, each in half its
+        # turns, whose passages nearest to the question are mostly about something else).
+        most=max(HOP_MIN_PASSAGES, int(HOP_MAX_SHARE * rankings.passages)),
     )
     # The first hit is found already, and would head the list it named: the others are
     # scaled to the best of themselves, as the passages the first hit leads to.
@@ -97,20 +99,6 @@ def with_hop(
         candidate for candidate in hop if (candidate.kind, candidate.id) != (first.kind, first.id)
     ]
     return replace(rankings, hop=hop)
-
-
-def _most_passages(user: User, project: Project | None, kinds: Sequence[str]) -> int:
-    """How many passages may name whom the hop follows: a bridge names someone told of
-    here and there ("Lorcan", the borrower), not someone much of the account is about (a
-    transcript's speakers, each in half its turns, whose passages nearest to the question
-    are mostly about something else)."""
-    sql, params = collection_rows_sql(
-        Collection(user_id=user.pk, kinds=tuple(kinds), project_id=project.pk if project else None)
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        (passages,) = cursor.fetchone()
-    return max(HOP_MIN_PASSAGES, int(HOP_MAX_SHARE * int(passages)))
 
 
 def new_names(query: str, first: str) -> AskedNames:

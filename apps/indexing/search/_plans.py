@@ -66,10 +66,13 @@ class DatedScope:
 @dataclass(frozen=True)
 class Plans:
     """How a search's vector lists are searched (``search_plans``): its chunks and claims
-    (``vector_plan``), and the rows of the period it names (``period_plan``), if any."""
+    (``vector_plan``), and the rows of the period it names (``period_plan``), if any;
+    ``chunks``, how many passages the account has of the kinds searched (which decided
+    their plan)."""
 
     vectors: VectorPlan
     period: VectorPlan | None = None
+    chunks: int = 0
 
 
 def search_plans(
@@ -123,7 +126,8 @@ def search_plans(
         elif small_share:
             ef_search.append((kind, int(settings.CAIRN_SEARCH_EF_SEARCH_SMALL)))
     period_rows = subset_plan(period.scope.kind, bound) if period is not None else None
-    return Plans(VectorPlan(tuple(exact), tuple(ef_search)), period_rows)
+    passages = int(sizes[0]) if chunks is not None else 0  # the chunks' count comes first
+    return Plans(VectorPlan(tuple(exact), tuple(ef_search)), period_rows, passages)
 
 
 def period_plan(
