@@ -18,7 +18,7 @@ not.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -91,3 +91,28 @@ def diversified(
         closest = np.maximum(closest, likeness[chosen])
     order += [index for index in range(len(items)) if left[index]]
     return [items[index] for index in order]
+
+
+def repeats_last(items: Sequence[T], *, key: Callable[[T], Hashable]) -> list[T]:
+    """``items`` (best first) with each one that says what one before it says (the same
+    ``key``) moved after all the others, the repeats in their own order: a filler said in
+    every chat ("Sending strength."), a question asked again, a file uploaded twice would
+    otherwise fill the first hits with copies of one hit. Nothing is dropped: a caller
+    asking for more than the distinct hits gets the repeats last.
+
+    Measured on the quality corpus (bench/bench_quality.py): recall@5/@10 of the test half
+    .725/.832 without, .729/.843 with (single facts .913 → .928 at @10, preference updates
+    .750 → .800, no family of it lost a question); of the tuning half .757/.825 against
+    .761/.829. The questions about the friends' transcripts, whose small talk repeats,
+    went from .737/.817 to .737/.833 on the test half. Unlike the
+    re-ordering by likeness above (``diversified``, whose weight tuned to 0 once the units
+    were searched), only a repeat gives way: two turns alike in meaning often tell two
+    parts of one answer."""
+    seen: set[Hashable] = set()
+    first: list[T] = []
+    repeats: list[T] = []
+    for item in items:
+        said = key(item)
+        (repeats if said in seen else first).append(item)
+        seen.add(said)
+    return first + repeats

@@ -18,8 +18,9 @@ passages about them, nearest to the query without the names first. A sixth holds
 turns by their memory units (``units``: the statements a person's turn makes, told of
 whoever said it), each turn as near as its nearest unit.
 
-The fused list's first hits are then re-ordered so that a hit much like one above it gives
-way to one that adds something (``diversity``), and a question asking for several things
+The fused list's first hits are then re-ordered so that a hit saying word for word what one
+above it says gives way to the others (``diversity.repeats_last``; re-ordering by likeness
+of meaning as well is a tuned weight, at 0), and a question asking for several things
 ("which places has she been to?") reads its lists deeper (``aggregation``): issue 31's
 answers told in parts across sessions.
 
@@ -45,11 +46,11 @@ from ..embeddings import Vector
 from ..mentions import AskedNames
 from ._aggregation import fusion_for
 from ._bm25 import Collection
-from ._diversity import POOL, Key, diversified
+from ._diversity import POOL, Key, diversified, repeats_last
 from ._entities import NameFree, about_ranking, embed_question, names_asked
 from ._evidence import hidden_message_ids, relevant
 from ._fusion import FUSION, Fusion, Rankings
-from ._hits import SearchHit, hits_of, read_rows
+from ._hits import SearchHit, hits_of, read_rows, wording
 from ._hops import with_hop
 from ._periods import Period, period_named
 from ._plans import DatedScope, VectorPlan, search_plans, vector_plan
@@ -133,9 +134,12 @@ def hybrid_search(
         )
         if hopped is not rankings:
             rankings, fused = hopped, hopped.fused(fusion)
-        # Diversifying re-orders a pool of the first hits (``diversity.POOL``): their rows
-        # are read with their vectors, then the wanted ones are chosen among them.
-        fused = fused[: max(wanted, POOL) if fusion.diversity else wanted]
+        # Twice the wanted hits are read, so that a hit repeating one above it can give way
+        # (``repeats_last``; an evidence search reads deeper anyway). Diversifying
+        # re-orders a pool of the first hits (``diversity.POOL``): their rows are read with
+        # their vectors, then the wanted ones are chosen among them.
+        read = wanted if evidence_only else 2 * wanted
+        fused = fused[: max(read, POOL) if fusion.diversity else read]
         rows = read_rows(
             [c for c, _ in fused],
             [*rankings.vector, *rankings.period, *rankings.about],
@@ -152,13 +156,15 @@ def hybrid_search(
                 vectors=rows.vectors,
                 weight=fusion.diversity,
                 limit=wanted,
-            )[:wanted]
+            )[:read]
         hits = hits_of(fused, rows, rankings.text())
         if not evidence_only:
+            hits = repeats_last(hits, key=wording)[:wanted]
             break
         # Diversified after the evidence rule: an answer of Cairn's quoting a turn would
         # otherwise push the turn itself down, and then be left out.
-        kept = _diverse_hits([hit for hit in hits if hit.evidence], rows.vectors, fusion, _clamp(k))
+        evidence = repeats_last([hit for hit in hits if hit.evidence], key=wording)
+        kept = _diverse_hits(evidence, rows.vectors, fusion, _clamp(k))
         # Cairn's own answers filled the deeper list (a long chat about one thing): read
         # deeper again rather than answer with fewer than ``k`` while more are there.
         if len(kept) >= _clamp(k) or len(fused) < wanted or wanted >= EVIDENCE_MAX_READ:

@@ -58,6 +58,13 @@ class SearchHit:
     evidence: bool = True
 
 
+def wording(hit: SearchHit) -> tuple[str, bool, str]:
+    """What two hits share when one repeats the other (``diversity.repeats_last``): their
+    kind, whether someone said it or Cairn did (``evidence``), and their words, whatever
+    the case and the spacing."""
+    return (hit.kind, hit.evidence, " ".join(hit.text.casefold().split()))
+
+
 @dataclass(frozen=True)
 class _ClaimRow:
     id: uuid.UUID
