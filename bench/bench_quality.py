@@ -111,6 +111,24 @@ def import_corpus(corpus: Corpus, email: str) -> tuple[object, list[list[str]]]:
     return user, message_ids
 
 
+def corpus_email(corpus: Corpus) -> str:
+    """The user the corpus is imported as: one per corpus and embedding model, so that
+    ``--reuse`` keeps each model's import."""
+    from apps.indexing.embeddings import get_embedding_provider
+
+    model_key = hashlib.sha256(get_embedding_provider().name.encode()).hexdigest()[:6]
+    return f"corpus-{corpus_fingerprint(corpus)}-{model_key}@{EMAIL_DOMAIN}"
+
+
+def kept_import(corpus: Corpus) -> tuple[object, list[list[str]]]:
+    """The user and message ids of the import a ``--keep`` run left, for the benchmarks
+    that measure on it; they stop with a hint when there is none (or it is stale)."""
+    found = reusable_import(corpus, corpus_email(corpus))
+    if found is None:
+        raise SystemExit("no current import: run bench/bench_quality.py --keep first")
+    return found
+
+
 def reusable_import(corpus: Corpus, email: str) -> tuple[object, list[list[str]]] | None:
     """The previous run's user and message ids, if its import is complete and current."""
     from apps.accounts.models import User
@@ -683,9 +701,7 @@ def main() -> None:
     corpus = corpus_load()
     model = get_embedding_provider().name
     print(f"Embedding model: {model}")
-    # One user per model, so that --reuse keeps each model's import.
-    model_key = hashlib.sha256(model.encode()).hexdigest()[:6]
-    email = f"corpus-{corpus_fingerprint(corpus)}-{model_key}@{EMAIL_DOMAIN}"
+    email = corpus_email(corpus)
     print(f"Retrieval quality: {corpus.notes[0]}")
     start = time.perf_counter()
     found = reusable_import(corpus, email) if args.reuse else None

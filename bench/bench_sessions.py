@@ -35,7 +35,6 @@ has imported the corpus, or it imports it).
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -48,9 +47,8 @@ sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
 from bench.bench_quality import (  # noqa: E402
     DATABASE,
-    EMAIL_DOMAIN,
     TOLERANCE,
-    corpus_fingerprint,
+    corpus_email,
     distinct,
     import_corpus,
     outcome_for,
@@ -81,8 +79,7 @@ def main() -> None:
 
     corpus = corpus_load()
     provider = get_embedding_provider()
-    model_key = hashlib.sha256(provider.name.encode()).hexdigest()[:6]
-    email = f"corpus-{corpus_fingerprint(corpus)}-{model_key}@{EMAIL_DOMAIN}"
+    email = corpus_email(corpus)
     found = reusable_import(corpus, email) or import_corpus(corpus, email)
     user, message_ids = found
 

@@ -37,14 +37,12 @@ sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
 from bench.bench_quality import (  # noqa: E402
     DATABASE,
-    EMAIL_DOMAIN,
     K,
     Tuned,
-    corpus_fingerprint,
     fused_messages,
+    kept_import,
     outcome_for,
     recall_of,
-    reusable_import,
     turn_vectors,
 )
 from bench.quality.friends import SPEAKERS  # noqa: E402
@@ -133,12 +131,7 @@ def main() -> None:
 
     corpus = corpus_load()
     provider = get_embedding_provider()
-    model_key = hashlib.sha256(provider.name.encode()).hexdigest()[:6]
-    email = f"corpus-{corpus_fingerprint(corpus)}-{model_key}@{EMAIL_DOMAIN}"
-    found = reusable_import(corpus, email)
-    if found is None:
-        raise SystemExit("no current import: run bench/bench_quality.py --keep first")
-    user, message_ids = found
+    user, message_ids = kept_import(corpus)
     messages = {
         pk: str(message_id)
         for pk, message_id in Chunk.objects.filter(user=user, message__isnull=False).values_list(
@@ -257,18 +250,11 @@ def main() -> None:
 
 def latency(rounds: int = 2) -> None:
     """``hybrid_search`` with the units' list and without, question by question."""
-    from apps.indexing.embeddings import get_embedding_provider
     from apps.indexing.search import _engine
     from apps.indexing.search._engine import hybrid_search
 
     corpus = corpus_load()
-    provider = get_embedding_provider()
-    model_key = hashlib.sha256(provider.name.encode()).hexdigest()[:6]
-    email = f"corpus-{corpus_fingerprint(corpus)}-{model_key}@{EMAIL_DOMAIN}"
-    found = reusable_import(corpus, email)
-    if found is None:
-        raise SystemExit("no current import: run bench/bench_quality.py --keep first")
-    user = found[0]
+    user = kept_import(corpus)[0]
     chosen = _engine.FUSION
     fusions = {"with units": chosen, "without": replace(chosen, units=0.0)}
     samples: dict[str, list[float]] = {name: [] for name in fusions}

@@ -20,7 +20,6 @@ Run: .venv/bin/python bench/hop_probe.py — after ``bench/bench_quality.py --ke
 
 from __future__ import annotations
 
-import hashlib
 import re
 import statistics
 import sys
@@ -33,11 +32,9 @@ sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
 from bench.bench_quality import (  # noqa: E402
     DATABASE,
-    EMAIL_DOMAIN,
-    corpus_fingerprint,
+    kept_import,
     outcome_for,
     recall_of,
-    reusable_import,
 )
 from bench.quality.model import corpus_load, split_halves  # noqa: E402
 from bench.quality.scoring import Outcome  # noqa: E402
@@ -73,12 +70,7 @@ def main() -> None:
 
     corpus = corpus_load()
     provider = get_embedding_provider()
-    model_key = hashlib.sha256(provider.name.encode()).hexdigest()[:6]
-    email = f"corpus-{corpus_fingerprint(corpus)}-{model_key}@{EMAIL_DOMAIN}"
-    found = reusable_import(corpus, email)
-    if found is None:
-        raise SystemExit("no current import: run bench/bench_quality.py --keep first")
-    user, message_ids = found
+    user, message_ids = kept_import(corpus)
     chunks = Chunk.objects.filter(user=user, message__isnull=False)
     texts = dict(chunks.values_list("id", "text"))
     messages = {pk: str(message) for pk, message in chunks.values_list("id", "message_id")}

@@ -13,7 +13,6 @@ Run: .venv/bin/python bench/repeats_probe.py — after ``bench/bench_quality.py 
 
 from __future__ import annotations
 
-import hashlib
 import statistics
 import sys
 from collections.abc import Callable, Hashable, Sequence
@@ -25,11 +24,9 @@ sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
 from bench.bench_quality import (  # noqa: E402
     DATABASE,
-    EMAIL_DOMAIN,
-    corpus_fingerprint,
+    kept_import,
     outcome_for,
     recall_of,
-    reusable_import,
 )
 from bench.quality.model import corpus_load, split_halves  # noqa: E402
 
@@ -41,16 +38,10 @@ def kept_in_place(items: Sequence[Any], *, key: Callable[[Any], Hashable]) -> li
 
 def main() -> None:
     _django.setup(database=DATABASE)
-    from apps.indexing.embeddings import get_embedding_provider
     from apps.indexing.search import _engine, evidence_search
 
     corpus = corpus_load()
-    model_key = hashlib.sha256(get_embedding_provider().name.encode()).hexdigest()[:6]
-    email = f"corpus-{corpus_fingerprint(corpus)}-{model_key}@{EMAIL_DOMAIN}"
-    found = reusable_import(corpus, email)
-    if found is None:
-        raise SystemExit("no current import: run bench/bench_quality.py --keep first")
-    user, message_ids = found
+    user, message_ids = kept_import(corpus)
     tuning = {q.id for q in split_halves(corpus.questions)[0]}
     shipped = _engine.repeats_last
     for label, rule in (("repeats keep their place", kept_in_place), ("repeats last", shipped)):

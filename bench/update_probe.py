@@ -16,8 +16,10 @@ seeded by the fused list of ``hybrid_search`` (its rankings and its second hop, 
   "changed my mind", "switched" …) are put directly above it.
 
 Every variant is scored on both halves of ``bench_quality``'s split (recall@5 and @10 of
-the evidence turns); the tuning half would choose (mean of the two). Measured at stop 41
-(tuning half 0.791 without either): the best ``later`` list (same speaker, no floor,
+the evidence turns); the tuning half would choose (mean of the two). Both are compared with
+the fused list itself, as the search made it before repeated hits were placed last
+(``diversity.repeats_last``, which came after). Measured at stop 41 (tuning half 0.791
+without either): the best ``later`` list (same speaker, no floor,
 weight 0.5) scored 0.802 on the tuning half and lost on the test half (.731/.823 against
 .725/.832, in-thread −11 points at @10); the cue rule at best 0.800 (tau 0.5, pool 3–5),
 test .718/.830–.834, the preference updates of the test half .50/.75 → at best .55/.80.
@@ -33,7 +35,6 @@ Run: .venv/bin/python bench/update_probe.py — after ``bench/bench_quality.py -
 
 from __future__ import annotations
 
-import hashlib
 import re
 import statistics
 import sys
@@ -45,11 +46,9 @@ sys.path.insert(0, str(ROOT))
 from bench import _django  # noqa: E402
 from bench.bench_quality import (  # noqa: E402
     DATABASE,
-    EMAIL_DOMAIN,
-    corpus_fingerprint,
+    kept_import,
     outcome_for,
     recall_of,
-    reusable_import,
 )
 from bench.quality.model import corpus_load, split_halves  # noqa: E402
 from bench.quality.scoring import Outcome  # noqa: E402
@@ -76,7 +75,6 @@ def main() -> None:
     _django.setup(database=DATABASE)
     from django.db import connection
 
-    from apps.indexing.embeddings import get_embedding_provider
     from apps.indexing.models import Chunk
     from apps.indexing.search._engine import FUSION, KINDS, hybrid_rankings
     from apps.indexing.search._entities import embed_question
@@ -85,12 +83,7 @@ def main() -> None:
     from apps.indexing.search._queries import Candidate
 
     corpus = corpus_load()
-    model_key = hashlib.sha256(get_embedding_provider().name.encode()).hexdigest()[:6]
-    email = f"corpus-{corpus_fingerprint(corpus)}-{model_key}@{EMAIL_DOMAIN}"
-    found = reusable_import(corpus, email)
-    if found is None:
-        raise SystemExit("no current import: run bench/bench_quality.py --keep first")
-    user, message_ids = found
+    user, message_ids = kept_import(corpus)
     turns = Chunk.objects.filter(user=user, message__isnull=False)
     messages = {pk: str(message) for pk, message in turns.values_list("id", "message_id")}
     texts = dict(turns.values_list("id", "text"))
@@ -196,7 +189,7 @@ def main() -> None:
 
     print(f"{len(outcomes)} questions; the tuning half's mean of recall@5 and @10, the test")
     print(f"half's recall@5/@10, and the test half's by family ({', '.join(FAMILIES)}):")
-    print(f"{'hybrid_search as shipped':<40} {figures(with_later(False, 0.0, 0.0))}")
+    print(f"{'the fused list, repeats in place':<40} {figures(with_later(False, 0.0, 0.0))}")
     for same in (False, True):
         for floor in (0.0, 0.5, 0.6):
             for weight in (0.25, 0.5, 0.75, 1.0):
